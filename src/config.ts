@@ -1,0 +1,135 @@
+import { z } from 'zod';
+
+/**
+ * Configuration is one pure function over the environment. Every bad key is reported at once,
+ * by name, so an operator fixes a deployment in one go instead of one restart per typo.
+ */
+
+export const PROVIDER_BASE_URLS = {
+  sandbox: 'https://api.m-pay.com.au',
+  production: 'https://api.mpay.com.au',
+} as const;
+
+export const PUBLIC_KEY_PATH = '/public/v1/certificate/public-key';
+
+const MIB = 1024 * 1024;
+
+const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const flag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const optionalText = z.string().trim().optional();
+
+const envSchema = z.object({
+  PORT: integer(0, 65_535).default(3000),
+  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  DATABASE_POOL_MAX: integer(1, 1000).default(10),
+  EMBEDDED_POSTGRES_DIR: z.string().trim().min(1).default('.data/postgres'),
+  EMBEDDED_POSTGRES_PORT: integer(1, 65_535).default(54329),
+  PROVIDER_ENV: z.enum(['sandbox', 'production']).default('production'),
+  SIGNING_KEY: optionalText,
+  SIGNING_KEY_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  SIGNING_KEY_ALLOW_HTTP: flag.default(false),
+  SIGNING_KEY_FETCH_TIMEOUT_MS: integer(100, 120_000).default(5000),
+  SIGNING_KEY_REFRESH_COOLDOWN_MS: integer(0, 86_400_000).default(300_000),
+  SIGNING_KEY_RETRY_INTERVAL_MS: integer(0, 3_600_000).default(1000),
+  WEBHOOK_SECRETS: z.string().optional(),
+  BODY_LIMIT_BYTES: integer(1024, 64 * MIB).default(4 * MIB),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** Unset means: start the embedded Postgres. */
+  readonly databaseUrl: string | undefined;
+  readonly databasePoolMax: number;
+  readonly embeddedPostgres: { readonly dir: string; readonly port: number };
+  readonly providerEnv: 'sandbox' | 'production';
+  readonly signingKey:
+    | { readonly kind: 'configured'; readonly text: string }
+    | {
+        readonly kind: 'fetched';
+        readonly url: string;
+        readonly allowHttp: boolean;
+        readonly fetchTimeoutMs: number;
+        readonly refreshCooldownMs: number;
+        readonly retryIntervalMs: number;
+      };
+  /** Empty means the shared-secret check is skipped. */
+  readonly webhookSecrets: readonly string[];
+  readonly bodyLimitBytes: number;
+  readonly logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const parsed = envSchema.safeParse(withoutBlanks(env));
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+    );
+  }
+  const e = parsed.data;
+  const keyUrl = e.SIGNING_KEY_URL ?? `${PROVIDER_BASE_URLS[e.PROVIDER_ENV]}${PUBLIC_KEY_PATH}`;
+  if (!e.SIGNING_KEY && keyUrl.startsWith('http:') && !e.SIGNING_KEY_ALLOW_HTTP) {
+    throw new ConfigError([
+      'SIGNING_KEY_URL: must be https (set SIGNING_KEY_ALLOW_HTTP=true only for local testing)',
+    ]);
+  }
+
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    databasePoolMax: e.DATABASE_POOL_MAX,
+    embeddedPostgres: Object.freeze({
+      dir: e.EMBEDDED_POSTGRES_DIR,
+      port: e.EMBEDDED_POSTGRES_PORT,
+    }),
+    providerEnv: e.PROVIDER_ENV,
+    signingKey: Object.freeze(
+      e.SIGNING_KEY
+        ? { kind: 'configured' as const, text: e.SIGNING_KEY }
+        : {
+            kind: 'fetched' as const,
+            url: keyUrl,
+            allowHttp: e.SIGNING_KEY_ALLOW_HTTP,
+            fetchTimeoutMs: e.SIGNING_KEY_FETCH_TIMEOUT_MS,
+            refreshCooldownMs: e.SIGNING_KEY_REFRESH_COOLDOWN_MS,
+            retryIntervalMs: e.SIGNING_KEY_RETRY_INTERVAL_MS,
+          },
+    ),
+    webhookSecrets: Object.freeze(parseSecrets(e.WEBHOOK_SECRETS)),
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    logLevel: e.LOG_LEVEL,
+  });
+}
+
+/** `FOO=` in an env file means "not set", so the default applies rather than a parse error. */
+function withoutBlanks(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => !!entry[1]?.trim()),
+  );
+}
+
+/** Comma-separated, several at once during a rotation; blanks around commas are not part of a secret. */
+function parseSecrets(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(',')
+    .map((secret) => secret.trim())
+    .filter((secret) => secret.length > 0);
+}

@@ -1,0 +1,82 @@
+import type { EventModel, FieldProblem, TypedRows } from '../events/types.ts';
+import { isPostgresSafeValue } from '../storage/postgres-text.ts';
+
+export type DecodedBody =
+  | {
+      ok: true;
+      typed: TypedRows;
+      /** The body as JSON text for the jsonb column, or null when jsonb cannot hold it. */
+      payloadJson: string | null;
+    }
+  | { ok: false; problems: FieldProblem[] };
+
+const UTF8_BOM = '\uFEFF';
+
+/**
+ * Check 7 of the contract: content type, JSON, and (for modelled events) the event's schema.
+ * An unmodelled event only has to be JSON; its meaning is left to whoever reads it later.
+ */
+export function decodeBody(
+  rawBody: Buffer,
+  contentType: string | undefined,
+  model: EventModel | undefined,
+): DecodedBody {
+  const typeProblem = checkContentType(contentType);
+  if (typeProblem) return { ok: false, problems: [typeProblem] };
+
+  // .NET senders may start UTF-8 with a byte-order mark; JSON.parse would refuse it.
+  let text = rawBody.toString('utf8');
+  if (text.startsWith(UTF8_BOM)) text = text.slice(1);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return {
+      ok: false,
+      problems: [
+        { path: '', message: rawBody.length === 0 ? 'Body is empty' : 'Body is not valid JSON' },
+      ],
+    };
+  }
+
+  const payloadJson = isPostgresSafeValue(json) ? text : null;
+  if (!model) return { ok: true, typed: { kind: 'unmodelled', rows: [] }, payloadJson };
+
+  const parsed = model.parse(json);
+  if (!parsed.ok) return { ok: false, problems: parsed.problems };
+  if (!isPostgresSafeValue(parsed.typed.rows)) {
+    return {
+      ok: false,
+      problems: [
+        {
+          path: '',
+          message: 'A field holds a NUL character or an unpaired surrogate, which cannot be stored',
+        },
+      ],
+    };
+  }
+  return { ok: true, typed: parsed.typed, payloadJson };
+}
+
+function checkContentType(contentType: string | undefined): FieldProblem | undefined {
+  const [mediaType = '', ...parameters] = (contentType ?? '').split(';');
+  const media = mediaType.trim().toLowerCase();
+  if (media !== 'application/json' && !/^application\/[\w.+-]+\+json$/.test(media)) {
+    return {
+      path: 'headers.Content-Type',
+      message: contentType ? `Content-Type ${media} is not JSON` : 'Content-Type header is missing',
+    };
+  }
+  const charset = parameters
+    .map((parameter) => parameter.trim().toLowerCase())
+    .find((parameter) => parameter.startsWith('charset='))
+    ?.slice('charset='.length)
+    .replaceAll('"', '');
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    return {
+      path: 'headers.Content-Type',
+      message: `charset ${charset} is not supported (UTF-8 only)`,
+    };
+  }
+  return undefined;
+}

@@ -1,0 +1,189 @@
+import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { EventModel, FieldProblem } from '../events/types.ts';
+import type { Db } from '../storage/database.ts';
+import {
+  findStoredDelivery,
+  storeDelivery,
+  type StoredDeliveryRef,
+} from '../storage/deliveries-repository.ts';
+import { quarantineDelivery } from '../storage/quarantine-repository.ts';
+import type { SigningKeySource } from '../verification/key-source.ts';
+import { checkSignature } from '../verification/verify-delivery.ts';
+import { decodeBody } from './decode-body.ts';
+import { storedHeaders } from './stored-headers.ts';
+import { parseWebhookId } from './webhook-id.ts';
+
+export interface DeliveryDeps {
+  db: Db;
+  keys: SigningKeySource;
+  /** True when the presented Authorisation value matches a configured secret (or none is set). */
+  secretMatches: (presented: string | undefined) => boolean;
+  now: () => Date;
+}
+
+export interface Delivery {
+  /** Canonical name for a modelled event, else the name as it appeared in the URL. */
+  eventName: string;
+  model: EventModel | undefined;
+  rawBody: Buffer;
+  headers: IncomingHttpHeaders;
+  requestId: string;
+  remoteAddress: string | null;
+}
+
+export type DeliveryOutcome =
+  'stored' | 'duplicate' | 'quarantined' | 'unauthorised' | 'no-signing-key' | 'error';
+
+export interface DeliveryAnswer {
+  httpStatus: 200 | 400 | 401 | 500 | 503;
+  outcome: DeliveryOutcome;
+  description: string;
+  errors?: FieldProblem[];
+  /** What the one log line for this delivery says beyond outcome and status. */
+  log: Record<string, unknown>;
+  /** Set when the answer is a 5xx caused by an error worth a stack trace in the log. */
+  error?: unknown;
+}
+
+/**
+ * The contract's order of checks (DESIGN.md): secret, signature, Webhookid, duplicate, body,
+ * store. Each step either answers or hands on; nothing is stored for an unauthenticated request.
+ */
+export async function receiveDelivery(
+  deps: DeliveryDeps,
+  delivery: Delivery,
+): Promise<DeliveryAnswer> {
+  const { headers, rawBody } = delivery;
+  const header = (name: string) => single(headers[name]);
+
+  // 3. Shared secret. Either spelling of the header may carry it.
+  if (!deps.secretMatches(header('authorisation') ?? header('authorization'))) {
+    return unauthorised('secret');
+  }
+
+  // 4. Signature over the exact bytes.
+  const signature = await checkSignature(rawBody, header('verification-signature'), deps.keys);
+  if (!signature.ok) {
+    return signature.reason === 'no-key'
+      ? {
+          httpStatus: 503,
+          outcome: 'no-signing-key',
+          description: 'Signing key unavailable; retry later',
+          log: {},
+        }
+      : unauthorised(signature.reason);
+  }
+
+  const receivedAt = deps.now();
+  const bodySha256 = createHash('sha256').update(rawBody).digest('hex');
+  const common = {
+    eventName: delivery.eventName,
+    receivedAt,
+    bodySha256,
+    rawBody,
+    contentType: header('content-type') ?? null,
+    headers: storedHeaders(headers),
+    requestId: delivery.requestId,
+    remoteAddress: delivery.remoteAddress,
+    signingKeyFingerprint: signature.key.fingerprint,
+  };
+  const webhookIdHeader = header('webhookid');
+
+  try {
+    // 5. Webhookid.
+    const webhookId = parseWebhookId(webhookIdHeader);
+    if (!webhookId.ok) {
+      const problems = [{ path: 'headers.Webhookid', message: webhookId.message }];
+      const kept = await quarantineDelivery(deps.db, {
+        ...common,
+        webhookIdHeader: webhookIdHeader ?? null,
+        webhookId: null,
+        reasons: problems,
+      });
+      return quarantined(problems, { webhookIdHeader, quarantineRowWritten: kept });
+    }
+    const ids = { webhookId: webhookId.value };
+
+    // 7. Content type, JSON, schema. (6, the duplicate check, is folded into the store below,
+    // where the unique constraints make it exact; a refused body only needs it to decide
+    // between "already have it" and quarantine.)
+    const body = decodeBody(rawBody, header('content-type'), delivery.model);
+    if (!body.ok) {
+      const existing = await findStoredDelivery(deps.db, webhookId.value, bodySha256);
+      if (existing) return duplicate(ids, bodySha256, existing);
+      const kept = await quarantineDelivery(deps.db, {
+        ...common,
+        webhookIdHeader: webhookIdHeader ?? null,
+        webhookId: webhookId.value,
+        reasons: body.problems,
+      });
+      return quarantined(body.problems, { ...ids, quarantineRowWritten: kept });
+    }
+
+    // 6 + 8. Store once, in one transaction.
+    const result = await storeDelivery(
+      deps.db,
+      { ...common, webhookId: webhookId.value, payloadJson: body.payloadJson },
+      body.typed,
+    );
+    if (result.outcome === 'duplicate') return duplicate(ids, bodySha256, result.existing);
+    return {
+      httpStatus: 200,
+      outcome: 'stored',
+      description: 'Delivery stored',
+      log: {
+        ...ids,
+        typedRowsInserted: result.typedRowsInserted,
+        // Non-zero: another delivery already carried these TransactionIds / rejection ids.
+        typedRowsAlreadyStored: result.typedRowsAlreadyStored,
+        payloadStoredAsJson: body.payloadJson !== null,
+      },
+    };
+  } catch (error) {
+    return {
+      httpStatus: 500,
+      outcome: 'error',
+      description: 'Delivery not stored; retry later',
+      log: { webhookIdHeader, notStored: true },
+      error,
+    };
+  }
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function unauthorised(reason: string): DeliveryAnswer {
+  return {
+    httpStatus: 401,
+    outcome: 'unauthorised',
+    // Which check failed is for our log, not for whoever is probing the endpoint.
+    description: 'Authorisation or signature check failed',
+    log: { reason },
+  };
+}
+
+function quarantined(problems: FieldProblem[], log: Record<string, unknown>): DeliveryAnswer {
+  return {
+    httpStatus: 400,
+    outcome: 'quarantined',
+    description: 'Delivery refused and kept for review',
+    errors: problems,
+    log: { ...log, problems: problems.length },
+  };
+}
+
+function duplicate(
+  ids: { webhookId: string },
+  bodySha256: string,
+  existing: StoredDeliveryRef | undefined,
+): DeliveryAnswer {
+  // The signature does not cover Webhookid: the same body under a new id is a replay, and the
+  // same id with another body is the sender reusing an id. Both are worth a look in the log.
+  const log: Record<string, unknown> = { ...ids };
+  if (existing && existing.webhookId !== ids.webhookId) log.replayOf = existing.webhookId;
+  if (existing && existing.bodySha256 !== bodySha256) log.sameIdDifferentBody = true;
+  return { httpStatus: 200, outcome: 'duplicate', description: 'Delivery already received', log };
+}

@@ -1,0 +1,60 @@
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { Logger } from '../logger.ts';
+import { sendEnvelope } from './envelope.ts';
+
+export type ReceiverErrorCode =
+  'not-found' | 'bad-request' | 'payload-too-large' | 'unsupported-media-type' | 'internal';
+
+const STATUS: Record<ReceiverErrorCode, number> = {
+  'not-found': 404,
+  'bad-request': 400,
+  'payload-too-large': 413,
+  'unsupported-media-type': 415,
+  internal: 500,
+};
+
+/** The one error type the HTTP layer throws; its message is safe to show a caller. */
+export class ReceiverError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ReceiverErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ReceiverError';
+    this.status = STATUS[code];
+  }
+}
+
+export const notFound: RequestHandler = (_req, res) => {
+  sendEnvelope(res, 404, 'No such route');
+};
+
+/** Maps errors to the envelope. A 5xx body never carries internals: the log does. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    const known = error instanceof ReceiverError ? error : undefined;
+    const status = known?.status ?? 500;
+    const log = (res.locals.log as Logger | undefined) ?? logger;
+    if (status >= 500) log.error({ err: error, path: req.path }, 'request failed');
+    else
+      log.info({ code: known?.code, path: req.path, status }, known?.message ?? 'request refused');
+
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (known?.code === 'payload-too-large') stopReadingAfterAnswer(req, res);
+    sendEnvelope(res, status, known && status < 500 ? known.message : 'Internal error');
+  };
+}
+
+/**
+ * The rest of an oversized body is never read: the answer says the connection closes, and once
+ * it is written the socket goes, instead of Node draining the remaining bytes.
+ */
+function stopReadingAfterAnswer(req: Request, res: Response): void {
+  res.setHeader('Connection', 'close');
+  res.on('finish', () => req.socket.destroy());
+}

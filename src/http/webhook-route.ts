@@ -1,0 +1,61 @@
+import { Router, type RequestHandler } from 'express';
+import type { Logger } from '../logger.ts';
+import { findEventModel, isWellFormedEventName } from '../events/registry.ts';
+import {
+  receiveDelivery,
+  type DeliveryAnswer,
+  type DeliveryDeps,
+} from '../delivery/receive-delivery.ts';
+import { sendEnvelope } from './envelope.ts';
+import { rawBody } from './raw-body.ts';
+
+const LOG_LEVEL: Record<DeliveryAnswer['outcome'], 'info' | 'warn' | 'error'> = {
+  stored: 'info',
+  duplicate: 'info',
+  quarantined: 'warn',
+  unauthorised: 'warn',
+  'no-signing-key': 'error',
+  error: 'error',
+};
+
+/** `POST /webhooks/:eventName`: route check, raw body, then the delivery pipeline. */
+export function webhookRouter(deps: DeliveryDeps & { bodyLimitBytes: number }): Router {
+  const router = Router();
+  router.post(
+    '/webhooks/:eventName',
+    knownShape,
+    rawBody(deps.bodyLimitBytes),
+    async (req, res) => {
+      const name = req.params.eventName as string;
+      const model = findEventModel(name);
+      const answer = await receiveDelivery(deps, {
+        eventName: model?.name ?? name,
+        model,
+        rawBody: req.body as Buffer,
+        headers: req.headers,
+        requestId: res.locals.requestId as string,
+        remoteAddress: req.ip ?? null,
+      });
+      sendEnvelope(res, answer.httpStatus, answer.description, answer.errors);
+      const log = res.locals.log as Logger;
+      log[LOG_LEVEL[answer.outcome]](
+        {
+          ...answer.log,
+          event: model?.name ?? name,
+          outcome: answer.outcome,
+          status: answer.httpStatus,
+          durationMs: Math.round(performance.now() - (res.locals.startedAt as number)),
+          bodyBytes: (req.body as Buffer).length,
+          ...(answer.error !== undefined && { err: answer.error }),
+        },
+        answer.outcome === 'error' ? 'delivery NOT stored' : 'delivery',
+      );
+    },
+  );
+  return router;
+}
+
+/** Check 1: a malformed event name is no route at all, before a byte of the body is read. */
+const knownShape: RequestHandler = (req, _res, next) => {
+  next(isWellFormedEventName(req.params.eventName as string) ? undefined : 'router');
+};

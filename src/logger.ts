@@ -1,0 +1,39 @@
+import { pino, type DestinationStream, type Logger } from 'pino';
+
+export type { Logger } from 'pino';
+
+/**
+ * Headers that carry credentials: never stored, never logged. The platform echoes the shared
+ * secret on every callback, and a leaked secret is half of what a forger needs.
+ */
+export const CREDENTIAL_HEADERS = [
+  'authorisation',
+  'authorization',
+  'cookie',
+  'proxy-authorization',
+];
+
+/**
+ * The signature is stored with a delivery (so it can be verified again or replayed) but kept
+ * out of logs, which travel further than the database does.
+ */
+const UNLOGGED_HEADERS = [...CREDENTIAL_HEADERS, 'verification-signature'];
+
+const REDACT_PATHS = [
+  ...UNLOGGED_HEADERS.flatMap((name) => [`req.headers["${name}"]`, `headers["${name}"]`]),
+  'signingKey.text',
+  'secret',
+  'secrets',
+  'password',
+  'databaseUrl',
+];
+
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options = {
+    level,
+    base: { service: 'monoova-webhook-receiver' },
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  return destination ? pino(options, destination) : pino(options);
+}

@@ -1,0 +1,33 @@
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig } from './config.ts';
+import { createLogger } from './logger.ts';
+import { migrateToLatest } from './storage/migrator.ts';
+import { openDatabase } from './storage/open-database.ts';
+
+/** `npm run migrate`: the same migrator the service runs on start, then exit. */
+async function migrate(): Promise<void> {
+  const config = loadConfig(process.env);
+  const logger = createLogger(config.logLevel);
+  const database = await openDatabase(
+    config,
+    logger,
+    fileURLToPath(new URL('..', import.meta.url)),
+  );
+  try {
+    await migrateToLatest(database.db, logger);
+    logger.info('database is at the latest migration');
+  } finally {
+    await database.close();
+  }
+}
+
+migrate().catch((error: unknown) => {
+  const message =
+    error instanceof ConfigError
+      ? error.message
+      : error instanceof Error
+        ? error.stack
+        : String(error);
+  process.stderr.write(`migration failed: ${message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,121 @@
+import { Kysely, PostgresDialect, type ColumnType, type Generated } from 'kysely';
+import pg from 'pg';
+
+/**
+ * One interface per table, matching migrations/. Column types are what the driver hands back:
+ * bigint, numeric and timestamp (without zone) come back as strings so nothing is rounded or
+ * shifted into the process's time zone on the way out.
+ */
+
+type Timestamptz = ColumnType<Date, Date, never>;
+
+export interface WebhookDeliveriesTable {
+  webhook_id: string;
+  event_name: string;
+  modelled: boolean;
+  received_at: Timestamptz;
+  body_sha256: string;
+  raw_body: Buffer;
+  payload: ColumnType<unknown, string | null, never>;
+  typed_rows_inserted: number;
+  typed_rows_already_stored: number;
+  content_type: string | null;
+  headers: ColumnType<Record<string, string>, string, never>;
+  request_id: string | null;
+  remote_address: string | null;
+  signing_key_fingerprint: string | null;
+}
+
+export interface NppPaymentsTable {
+  transaction_id: string;
+  webhook_id: string;
+  end_to_end_id: string | null;
+  amount: string;
+  date_time_local: string | null;
+  date_time_text: string | null;
+  receipt_number: string | null;
+  pay_id: string | null;
+  remitter_name: string | null;
+  bsb: string | null;
+  account_number: string | null;
+  remittance_information: string | null;
+  refund_inbound_amount: string | null;
+  refund_amount: string | null;
+  refund_id: string | null;
+  received_at: Timestamptz;
+}
+
+export interface CreditRejectionsTable {
+  event_name: string;
+  rejection_id: string;
+  webhook_id: string;
+  batch_id: string | null;
+  date_time_local: string | null;
+  date_time_text: string | null;
+  transaction_type: string | null;
+  amount: string;
+  bsb: string | null;
+  account_number: string | null;
+  account_name: string | null;
+  reference: string | null;
+  remitter_name: string | null;
+  rejection_reason: string | null;
+  received_at: Timestamptz;
+}
+
+export interface QuarantinedDeliveriesTable {
+  id: Generated<string>;
+  event_name: string;
+  webhook_id_header: string | null;
+  webhook_id: string | null;
+  received_at: Timestamptz;
+  body_sha256: string;
+  raw_body: Buffer;
+  content_type: string | null;
+  headers: ColumnType<Record<string, string>, string, never>;
+  reasons: ColumnType<{ path: string; message: string }[], string, never>;
+  request_id: string | null;
+  remote_address: string | null;
+  signing_key_fingerprint: string | null;
+}
+
+export interface Database {
+  webhook_deliveries: WebhookDeliveriesTable;
+  npp_payments: NppPaymentsTable;
+  credit_rejections: CreditRejectionsTable;
+  quarantined_deliveries: QuarantinedDeliveriesTable;
+}
+
+export type Db = Kysely<Database>;
+
+const TIMESTAMP_WITHOUT_ZONE = 1114;
+const keepText = (value: string) => value;
+
+export interface DatabaseOptions {
+  url: string;
+  poolMax: number;
+  /** Give up connecting after this long, so a dead database becomes a 5xx rather than a hang. */
+  connectionTimeoutMs?: number;
+  /** Server-side statement timeout. */
+  statementTimeoutMs?: number;
+  /** An idle pooled connection died (database restart); the pool replaces it. */
+  onIdleClientError?: (error: Error) => void;
+}
+
+export function createDatabase(options: DatabaseOptions): Db {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolMax,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 5000,
+    statement_timeout: options.statementTimeoutMs ?? 10_000,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === TIMESTAMP_WITHOUT_ZONE
+          ? keepText
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // Without a listener, an idle client losing its connection would crash the process.
+  pool.on('error', (error) => options.onIdleClientError?.(error));
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}

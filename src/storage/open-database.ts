@@ -1,0 +1,48 @@
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { createDatabase, type Db } from './database.ts';
+import { resolveEmbeddedDataDir, startEmbeddedPostgres } from './embedded-postgres.ts';
+
+export interface OpenDatabase {
+  db: Db;
+  /** Closes the pool, then stops the embedded Postgres if this process started one. */
+  close(): Promise<void>;
+}
+
+/** `DATABASE_URL` when set; otherwise a real Postgres embedded under the project folder. */
+export async function openDatabase(
+  config: Pick<Config, 'databaseUrl' | 'databasePoolMax' | 'embeddedPostgres'>,
+  logger: Logger,
+  projectDir: string,
+): Promise<OpenDatabase> {
+  let url = config.databaseUrl;
+  let stopEmbedded = async () => {};
+  if (!url) {
+    const { dir, relocated } = resolveEmbeddedDataDir(config.embeddedPostgres.dir, projectDir);
+    if (relocated) {
+      logger.warn(
+        { dataDir: dir },
+        'project folder is not reachable by the postgres user; embedded data kept elsewhere',
+      );
+    }
+    const embedded = await startEmbeddedPostgres({
+      dataDir: dir,
+      port: config.embeddedPostgres.port,
+      logger,
+    });
+    url = embedded.url;
+    stopEmbedded = embedded.stop;
+  }
+  const db = createDatabase({
+    url,
+    poolMax: config.databasePoolMax,
+    onIdleClientError: (error) => logger.warn({ err: error }, 'database connection lost'),
+  });
+  return {
+    db,
+    close: async () => {
+      await db.destroy();
+      await stopEmbedded();
+    },
+  };
+}

@@ -1,0 +1,31 @@
+/**
+ * Postgres cannot keep a NUL character in text or jsonb, nor an unpaired UTF-16 surrogate in
+ * jsonb. JSON can carry both (`\u0000`, `\ud800`), so a signed body may hold them; a write that
+ * fails on them would answer 500 forever and lose the delivery. These checks let the caller
+ * choose a safe path (raw bytes only, or quarantine) instead.
+ */
+
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Deeper than this, Postgres' own jsonb parser may run out of stack: treat as unsafe. */
+const MAX_DEPTH = 500;
+
+export function isPostgresSafeText(text: string): boolean {
+  return !text.includes('\u0000') && !UNPAIRED_SURROGATE.test(text);
+}
+
+/** True when every string (keys included) in a parsed JSON value can be stored by Postgres. */
+export function isPostgresSafeValue(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return isPostgresSafeText(value);
+  if (value === null || typeof value !== 'object') return true;
+  if (depth > MAX_DEPTH) return false;
+  if (Array.isArray(value)) return value.every((item) => isPostgresSafeValue(item, depth + 1));
+  return Object.entries(value).every(
+    ([key, item]) => isPostgresSafeText(key) && isPostgresSafeValue(item, depth + 1),
+  );
+}
+
+/** For text we write ourselves (reasons, descriptions): replace what Postgres would refuse. */
+export function toPostgresSafeText(text: string): string {
+  return text.replaceAll('\u0000', '\uFFFD').toWellFormed();
+}

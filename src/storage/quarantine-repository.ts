@@ -1,0 +1,44 @@
+import type { FieldProblem } from '../events/types.ts';
+import type { Db } from './database.ts';
+
+export interface QuarantinedDelivery {
+  eventName: string;
+  webhookIdHeader: string | null;
+  webhookId: string | null;
+  receivedAt: Date;
+  bodySha256: string;
+  rawBody: Buffer;
+  contentType: string | null;
+  headers: Record<string, string>;
+  reasons: readonly FieldProblem[];
+  requestId: string | null;
+  remoteAddress: string | null;
+  signingKeyFingerprint: string | null;
+}
+
+/**
+ * Keeps an authenticated delivery that we refused, for an operator. Sending the same refused
+ * delivery again keeps one row. Returns whether a new row was written.
+ */
+export async function quarantineDelivery(db: Db, delivery: QuarantinedDelivery): Promise<boolean> {
+  const inserted = await db
+    .insertInto('quarantined_deliveries')
+    .values({
+      event_name: delivery.eventName,
+      webhook_id_header: delivery.webhookIdHeader,
+      webhook_id: delivery.webhookId,
+      received_at: delivery.receivedAt,
+      body_sha256: delivery.bodySha256,
+      raw_body: delivery.rawBody,
+      content_type: delivery.contentType,
+      headers: JSON.stringify(delivery.headers),
+      reasons: JSON.stringify(delivery.reasons),
+      request_id: delivery.requestId,
+      remote_address: delivery.remoteAddress,
+      signing_key_fingerprint: delivery.signingKeyFingerprint,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}

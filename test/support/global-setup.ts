@@ -1,0 +1,56 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { createLogger } from '../../src/logger.ts';
+import { startEmbeddedPostgres } from '../../src/storage/embedded-postgres.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A Postgres URL allowed to create and drop databases; each test file makes its own. */
+    adminDatabaseUrl: string;
+  }
+}
+
+/**
+ * One Postgres for the whole run: the machine's own when TEST_DATABASE_URL is set, otherwise an
+ * embedded one in a fresh temporary folder (world-traversable, since as root it runs as the
+ * `postgres` user), removed afterwards.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const external = process.env.TEST_DATABASE_URL;
+  if (external) {
+    project.provide('adminDatabaseUrl', external);
+    return async () => {};
+  }
+
+  const dir = mkdtempSync(path.join(tmpdir(), 'receiver-test-'));
+  chmodSync(dir, 0o755);
+  const embedded = await startEmbeddedPostgres({
+    dataDir: dir,
+    port: await freePort(),
+    logger: createLogger('silent'),
+    ephemeral: true,
+  });
+  project.provide('adminDatabaseUrl', embedded.url);
+  return async () => {
+    await embedded.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
+    });
+  });
+}

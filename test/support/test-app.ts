@@ -1,0 +1,63 @@
+import { Writable } from 'node:stream';
+import type { KeyObject } from 'node:crypto';
+import type { Express } from 'express';
+import { createApp } from '../../src/app.ts';
+import { createLogger } from '../../src/logger.ts';
+import type { Db } from '../../src/storage/database.ts';
+import {
+  createConfiguredKeySource,
+  type SigningKeySource,
+} from '../../src/verification/key-source.ts';
+
+export interface TestApp {
+  app: Express;
+  /** Every log line the app wrote, parsed. */
+  logs: Record<string, unknown>[];
+  /** The raw log text, for "this secret never appears" assertions. */
+  logText(): string;
+}
+
+export interface TestAppOptions {
+  db: Db;
+  publicKey?: KeyObject;
+  keys?: SigningKeySource;
+  secrets?: string[];
+  bodyLimitBytes?: number;
+  now?: () => Date;
+}
+
+export function buildTestApp(options: TestAppOptions): TestApp {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const keys =
+    options.keys ??
+    (options.publicKey
+      ? createConfiguredKeySource(options.publicKey, Date.now)
+      : failure('buildTestApp needs publicKey or keys'));
+  const app = createApp({
+    config: {
+      bodyLimitBytes: options.bodyLimitBytes ?? 4 * 1024 * 1024,
+      webhookSecrets: options.secrets ?? [],
+    },
+    db: options.db,
+    keys,
+    logger: createLogger('debug', sink),
+    clock: { now: options.now ?? (() => new Date()) },
+  });
+  return {
+    app,
+    get logs() {
+      return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    },
+    logText: () => lines.join('\n'),
+  };
+}
+
+function failure(message: string): never {
+  throw new Error(message);
+}

@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { createLogger } from '../../src/logger.ts';
+import { createDatabase, type Db } from '../../src/storage/database.ts';
+import { migrateToLatest } from '../../src/storage/migrator.ts';
+
+export interface TestDatabase {
+  url: string;
+  db: Db;
+  /** Every row of a table, for asserting exactly what was (or was not) stored. */
+  rows<T = Record<string, unknown>>(table: string, orderBy?: string): Promise<T[]>;
+  count(table: string): Promise<number>;
+  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  drop(): Promise<void>;
+}
+
+/** A fresh database per test file, migrated by the service's own migrator. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const adminUrl = inject('adminDatabaseUrl');
+  const name = `receiver_test_${randomBytes(6).toString('hex')}`;
+  await withAdmin(adminUrl, (admin) => admin.query(`CREATE DATABASE ${name}`));
+  const url = databaseUrl(adminUrl, name);
+  const db = createDatabase({ url, poolMax: 20 });
+  await migrateToLatest(db, createLogger('silent'));
+
+  // Timestamps without zone come back as their text, exactly as stored.
+  const client = new pg.Client({
+    connectionString: url,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === 1114
+          ? (value: string) => value
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  await client.connect();
+  return {
+    url,
+    db,
+    rows: async (table, orderBy) =>
+      (await client.query(`SELECT * FROM ${table}${orderBy ? ` ORDER BY ${orderBy}` : ''}`)).rows,
+    count: async (table) =>
+      Number((await client.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n),
+    query: async (text, params) => (await client.query(text, params)).rows,
+    drop: async () => {
+      await client.end();
+      await db.destroy();
+      await withAdmin(adminUrl, (admin) =>
+        admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+      );
+    },
+  };
+}
+
+export function databaseUrl(adminUrl: string, database: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function withAdmin<T>(adminUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
