@@ -1,0 +1,27 @@
+import { describeValue } from './describe-value.ts';
+import { accept, refuse, type Parsed } from './parsed.ts';
+
+/**
+ * The provider leaves an optional field out, sends null, or sends "" (its published examples
+ * do all three for the same field); all three mean "no value" and become null.
+ */
+export function isAbsent(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
+}
+
+/**
+ * Free text such as a name or a reference, kept exactly as sent. A whole number is accepted as
+ * its digits: the published examples send AccountNumber as a bare JSON number.
+ */
+export function parseText(value: unknown): Parsed<string> {
+  if (typeof value === 'string') return checkStorable(value);
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return accept(String(value));
+  return refuse(`must be text (got ${describeValue(value)})`);
+}
+
+/** Postgres text cannot hold U+0000, so a NUL would fail the insert and lose the delivery. */
+export function checkStorable(text: string): Parsed<string> {
+  return text.includes('\u0000')
+    ? refuse('contains a NUL character, which cannot be stored')
+    : accept(text);
+}

@@ -1,0 +1,246 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { nppReceivePayment } from '../../../src/events/npp-receive-payment.ts';
+import type { NppPaymentRow, ParseOutcome } from '../../../src/events/types.ts';
+
+function payload(name: string): unknown {
+  const url = new URL(`../../fixtures/payloads/${name}`, import.meta.url);
+  return JSON.parse(readFileSync(url, 'utf8'));
+}
+
+function rowOf(outcome: ParseOutcome): NppPaymentRow {
+  if (!outcome.ok || outcome.typed.kind !== 'npp-payment') {
+    throw new Error(`expected one payment row, got ${JSON.stringify(outcome)}`);
+  }
+  return outcome.typed.rows[0];
+}
+
+const EMPTY_ROW: Omit<NppPaymentRow, 'transactionId' | 'amount'> = {
+  endToEndId: null,
+  dateTimeLocal: null,
+  dateTimeText: null,
+  receiptNumber: null,
+  payId: null,
+  remitterName: null,
+  bsb: null,
+  accountNumber: null,
+  remittanceInformation: null,
+  refundInboundAmount: null,
+  refundAmount: null,
+  refundId: null,
+};
+
+describe('NPPReceivePayment', () => {
+  it('when the body has an ISO date-time and a numeric amount, then every column is mapped', () => {
+    expect(nppReceivePayment.parse(payload('npp-receive-payment.iso.json'))).toEqual({
+      ok: true,
+      typed: {
+        kind: 'npp-payment',
+        rows: [
+          {
+            transactionId: 'N00100537801',
+            endToEndId: 'E2E-20230811-0001',
+            amount: '1250.5',
+            dateTimeLocal: '2023-08-11 14:19:16.123456',
+            dateTimeText: '2023-08-11T14:19:16.1234567',
+            receiptNumber: '5678121',
+            payId: 'pay@acme.example.com.au',
+            remitterName: 'JANE CITIZEN',
+            bsb: '802-985',
+            accountNumber: '419001918',
+            remittanceInformation: 'INV-10042',
+            refundInboundAmount: null,
+            refundAmount: null,
+            refundId: null,
+          },
+        ],
+      },
+    });
+  });
+
+  it('when the body is the published example (AM/PM, "10.0000", nulls and ""), then it is accepted', () => {
+    expect(
+      rowOf(nppReceivePayment.parse(payload('npp-receive-payment.legacy-format.json'))),
+    ).toEqual({
+      transactionId: 'N00100000000',
+      endToEndId: null,
+      amount: '10',
+      dateTimeLocal: '2020-10-20 00:00:01',
+      dateTimeText: '20/10/2020 12:00:01 AM',
+      receiptNumber: '5678120',
+      payId: null,
+      remitterName: 'ABC XYZ',
+      bsb: '123-123',
+      accountNumber: '456213475',
+      remittanceInformation: null,
+      refundInboundAmount: null,
+      refundAmount: null,
+      refundId: null,
+    });
+  });
+
+  it('when RefundDetails, unknown fields and both USI spellings are present, then refund columns are filled', () => {
+    expect(
+      rowOf(nppReceivePayment.parse(payload('npp-receive-payment.refund-details.json'))),
+    ).toEqual({
+      transactionId: 'N00944515426',
+      endToEndId: 'NOTPROVIDED',
+      amount: '250',
+      dateTimeLocal: '2024-04-15 15:15:18',
+      dateTimeText: '15/04/2024 3:15:18 PM',
+      receiptNumber: '5678122',
+      payId: 'pay@acme.example.com.au',
+      remitterName: 'DUNCAN CITIZEN',
+      bsb: '802-985',
+      accountNumber: '419001918',
+      remittanceInformation: 'Order 5521 overpaid',
+      refundInboundAmount: '250',
+      refundAmount: '100.25',
+      refundId: '88123',
+    });
+  });
+
+  it('when only TransactionId and Amount are sent, then every other column is null', () => {
+    expect(rowOf(nppReceivePayment.parse(payload('npp-receive-payment.minimal.json')))).toEqual({
+      transactionId: 'N00100537802',
+      amount: '0.01',
+      ...EMPTY_ROW,
+    });
+  });
+
+  it('when TransactionId is a JSON number, then it is stored as its digits', () => {
+    expect(
+      rowOf(nppReceivePayment.parse({ TransactionId: 1234567, Amount: 2 })).transactionId,
+    ).toBe('1234567');
+  });
+
+  it('when RefundDetails is null or has only some parts, then the missing parts are null', () => {
+    expect(
+      rowOf(nppReceivePayment.parse({ TransactionId: 'N1', Amount: 1, RefundDetails: null })),
+    ).toMatchObject({ refundInboundAmount: null, refundAmount: null, refundId: null });
+    expect(
+      rowOf(
+        nppReceivePayment.parse({
+          TransactionId: 'N1',
+          Amount: 1,
+          RefundDetails: { RefundAmount: '5.0000', RefundId: 'RF-77', Extra: true },
+        }),
+      ),
+    ).toMatchObject({ refundInboundAmount: null, refundAmount: '5', refundId: 'RF-77' });
+  });
+
+  it('when DateTime carries a UTC "Z", then the row holds the Sydney time it denotes', () => {
+    const row = rowOf(
+      nppReceivePayment.parse({ TransactionId: 'N1', Amount: 1, DateTime: '2024-01-15T13:00:00Z' }),
+    );
+    expect([row.dateTimeLocal, row.dateTimeText]).toEqual([
+      '2024-01-16 00:00:00',
+      '2024-01-15T13:00:00Z',
+    ]);
+  });
+
+  it('when TransactionId is missing, then the body is refused naming TransactionId', () => {
+    expect(
+      nppReceivePayment.parse(payload('invalid-npp-receive-payment.missing-transaction-id.json')),
+    ).toEqual({
+      ok: false,
+      problems: [{ path: 'TransactionId', message: 'TransactionId is required' }],
+    });
+  });
+
+  it('when the amount is "ten", then the body is refused naming Amount', () => {
+    expect(
+      nppReceivePayment.parse(payload('invalid-npp-receive-payment.amount-not-a-number.json')),
+    ).toEqual({
+      ok: false,
+      problems: [
+        {
+          path: 'Amount',
+          message:
+            'Amount must be a number or a decimal string with at most 4 decimal places (got the text "ten")',
+        },
+      ],
+    });
+  });
+
+  it('when the body is an array, then it is refused as the wrong top-level shape', () => {
+    expect(nppReceivePayment.parse(payload('invalid-npp-receive-payment.array-body.json'))).toEqual(
+      {
+        ok: false,
+        problems: [
+          {
+            path: '',
+            message: 'The body must be a JSON object (one NPPReceivePayment notification)',
+          },
+        ],
+      },
+    );
+  });
+
+  it.each([null, 'N1', 42, true])(
+    'when the body is %j, then it is refused as the wrong shape',
+    (body) => {
+      expect(nppReceivePayment.parse(body)).toMatchObject({ ok: false, problems: [{ path: '' }] });
+    },
+  );
+
+  it('when DateTime is 31 February, then the body is refused naming DateTime', () => {
+    expect(
+      nppReceivePayment.parse(payload('invalid-npp-receive-payment.impossible-date.json')),
+    ).toEqual({
+      ok: false,
+      problems: [
+        {
+          path: 'DateTime',
+          message: 'DateTime is not a real date and time (got the text "31/02/2024 10:00:00 AM")',
+        },
+      ],
+    });
+  });
+
+  it('when several fields are wrong, then every problem is reported with its path', () => {
+    const outcome = nppReceivePayment.parse({
+      TransactionId: '',
+      Amount: '1.23456',
+      ReceiptNumber: 1.5,
+      PayId: { email: 'x' },
+      RefundDetails: { RefundAmount: 'lots' },
+    });
+    expect(outcome.ok ? [] : outcome.problems.map((p) => p.path)).toEqual([
+      'TransactionId',
+      'Amount',
+      'ReceiptNumber',
+      'PayId',
+      'RefundDetails.RefundAmount',
+    ]);
+  });
+
+  it('when RefundDetails is not an object, then it is refused naming RefundDetails', () => {
+    expect(
+      nppReceivePayment.parse({ TransactionId: 'N1', Amount: 1, RefundDetails: 'none' }),
+    ).toEqual({
+      ok: false,
+      problems: [{ path: 'RefundDetails', message: 'RefundDetails must be an object or null' }],
+    });
+  });
+
+  it('when a text field is sent as a JSON number, then it is stored as its digits', () => {
+    expect(
+      rowOf(nppReceivePayment.parse({ TransactionId: 'N1', Amount: 1, AccountNumber: 12345678 }))
+        .accountNumber,
+    ).toBe('12345678');
+  });
+
+  it('when ReceiptNumber is not all digits, then it is still kept as text', () => {
+    expect(
+      rowOf(nppReceivePayment.parse({ TransactionId: 'N1', Amount: 1, ReceiptNumber: 'R-5678120' }))
+        .receiptNumber,
+    ).toBe('R-5678120');
+  });
+
+  it('when the amount is negative, then it is kept with its sign', () => {
+    expect(rowOf(nppReceivePayment.parse({ TransactionId: 'N1', Amount: '-10.50' })).amount).toBe(
+      '-10.5',
+    );
+  });
+});
