@@ -1,0 +1,485 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createConfiguredKeySource,
+  createFetchedKeySource,
+} from '../../../src/verification/key-source.ts';
+import type {
+  FetchedKeySourceOptions,
+  SigningKeySource,
+} from '../../../src/verification/key-source.ts';
+import { keyFingerprint } from '../../../src/verification/public-key.ts';
+import { generateSigningKeyPair, publicKeyAsProviderHex } from '../../support/signing.ts';
+import type { SigningKeyPair } from '../../support/signing.ts';
+
+const KEY_PATH = '/public/v1/certificate/public-key';
+const COOLDOWN_MS = 60_000;
+const RETRY_MS = 5_000;
+
+let keyA: SigningKeyPair;
+let keyB: SigningKeyPair;
+
+beforeAll(async () => {
+  [keyA, keyB] = await Promise.all([generateSigningKeyPair(), generateSigningKeyPair()]);
+});
+
+/** A real key endpoint on 127.0.0.1 whose behaviour a test can change between requests. */
+interface KeyServer {
+  url: string;
+  baseUrl: string;
+  requests: IncomingMessage[];
+  respond: RequestListener;
+  close(): Promise<void>;
+}
+
+const servers: KeyServer[] = [];
+const sources: SigningKeySource[] = [];
+
+afterEach(async () => {
+  sources.splice(0).forEach((source) => source.stop());
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+function serveHex(hex: string, delayMs = 0): RequestListener {
+  return (_req, res) => {
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.end(hex);
+    }, delayMs);
+  };
+}
+
+async function startKeyServer(respond: RequestListener): Promise<KeyServer> {
+  const requests: IncomingMessage[] = [];
+  const keyServer: KeyServer = { url: '', baseUrl: '', requests, respond, close: async () => {} };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    requests.push(req);
+    keyServer.respond(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  keyServer.baseUrl = `http://127.0.0.1:${port}`;
+  keyServer.url = `${keyServer.baseUrl}${KEY_PATH}`;
+  keyServer.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  servers.push(keyServer);
+  return keyServer;
+}
+
+interface Harness {
+  source: SigningKeySource;
+  clock: { now: number };
+  logs: Record<string, unknown>[];
+}
+
+function createSource(url: string, overrides: Partial<FetchedKeySourceOptions> = {}): Harness {
+  const clock = { now: 1_700_000_000_000 };
+  const logs: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  const source = createFetchedKeySource({
+    url,
+    fetchTimeoutMs: 2_000,
+    refreshCooldownMs: COOLDOWN_MS,
+    retryIntervalMs: RETRY_MS,
+    allowHttp: true,
+    now: () => clock.now,
+    logger: pino({ level: 'debug' }, sink),
+    ...overrides,
+  });
+  sources.push(source);
+  return { source, clock, logs };
+}
+
+const fingerprintOf = (pair: SigningKeyPair): string => keyFingerprint(pair.publicKey);
+
+describe('createFetchedKeySource: fetching', () => {
+  it('when started and the endpoint serves the provider hex, then that key is held', async () => {
+    const server = await startKeyServer(serveHex(publicKeyAsProviderHex(keyA.publicKey)));
+    const { source, clock, logs } = createSource(server.url);
+
+    await source.start();
+
+    expect(source.current()).toMatchObject({
+      fingerprint: fingerprintOf(keyA),
+      origin: 'fetched',
+      obtainedAt: clock.now,
+    });
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]?.method).toBe('GET');
+    expect(server.requests[0]?.url).toBe(KEY_PATH);
+    expect(server.requests[0]?.headers.authorization).toBeUndefined();
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        level: 30,
+        url: server.url,
+        fingerprint: fingerprintOf(keyA),
+        changed: false,
+      }),
+    );
+  });
+
+  it('when many callers ensure() a key at once, then the endpoint sees one request', async () => {
+    const server = await startKeyServer(serveHex(publicKeyAsProviderHex(keyA.publicKey), 100));
+    const { source } = createSource(server.url);
+
+    const results = await Promise.all(Array.from({ length: 10 }, () => source.ensure()));
+
+    expect(server.requests).toHaveLength(1);
+    expect(results.map((key) => key?.fingerprint)).toEqual(Array(10).fill(fingerprintOf(keyA)));
+  });
+
+  it('when start() is called again during the start-up fetch, then both share one request', async () => {
+    const server = await startKeyServer(serveHex(publicKeyAsProviderHex(keyA.publicKey), 100));
+    const { source } = createSource(server.url);
+
+    await Promise.all([source.start(), source.start(), source.ensure()]);
+
+    expect(server.requests).toHaveLength(1);
+    expect(source.current()?.fingerprint).toBe(fingerprintOf(keyA));
+  });
+
+  it('when a key is held, then ensure() answers at once without a request', async () => {
+    const server = await startKeyServer(serveHex(publicKeyAsProviderHex(keyA.publicKey)));
+    const { source } = createSource(server.url);
+    await source.start();
+
+    await expect(source.ensure()).resolves.toBe(source.current());
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('when no key is held, then ensure() attempts are spaced by the retry interval', async () => {
+    const server = await startKeyServer((_req, res) => res.writeHead(503).end());
+    const { source, clock } = createSource(server.url);
+    await source.start();
+    expect(server.requests).toHaveLength(1);
+
+    clock.now += RETRY_MS - 1;
+    await expect(source.ensure()).resolves.toBeUndefined();
+    expect(server.requests).toHaveLength(1);
+
+    server.respond = serveHex(publicKeyAsProviderHex(keyA.publicKey));
+    clock.now += 1;
+    await expect(source.ensure()).resolves.toMatchObject({ fingerprint: fingerprintOf(keyA) });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('when the endpoint never answers, then the fetch fails within the timeout', async () => {
+    const server = await startKeyServer(() => {});
+    const { source, logs } = createSource(server.url, { fetchTimeoutMs: 300 });
+
+    const startedAt = performance.now();
+    await source.start();
+    const elapsed = performance.now() - startedAt;
+
+    expect(source.current()).toBeUndefined();
+    expect(elapsed).toBeGreaterThanOrEqual(250);
+    expect(elapsed).toBeLessThan(2_000);
+    expect(logs).toContainEqual(
+      expect.objectContaining({ level: 40, error: expect.stringMatching(/timed out/) }),
+    );
+  });
+
+  it('when the endpoint sends headers but stalls the body, then the timeout still applies', async () => {
+    const server = await startKeyServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.write('3082010A');
+    });
+    const { source } = createSource(server.url, { fetchTimeoutMs: 300 });
+
+    const startedAt = performance.now();
+    await source.start();
+
+    expect(source.current()).toBeUndefined();
+    expect(performance.now() - startedAt).toBeLessThan(2_000);
+  });
+
+  it('when the endpoint redirects, then the redirect is not followed and no key is taken', async () => {
+    const server = await startKeyServer((req, res) => {
+      if (req.url === KEY_PATH) {
+        res.writeHead(302, { location: '/elsewhere' }).end();
+      } else {
+        serveHex(publicKeyAsProviderHex(keyB.publicKey))(req, res);
+      }
+    });
+    const { source } = createSource(server.url);
+
+    await source.start();
+
+    expect(source.current()).toBeUndefined();
+    expect(server.requests.map((req) => req.url)).toEqual([KEY_PATH]);
+  });
+
+  it.each([
+    ['404', 404],
+    ['500', 500],
+    ['204', 204],
+  ])('when the endpoint answers %s, then no key is taken', async (_, status) => {
+    const server = await startKeyServer((_req, res) => {
+      res.writeHead(status);
+      res.end(status === 204 ? undefined : publicKeyAsProviderHex(keyA.publicKey));
+    });
+    const { source } = createSource(server.url);
+
+    await source.start();
+
+    expect(source.current()).toBeUndefined();
+  });
+
+  it('when the body is not a key, then no key is taken and start() does not throw', async () => {
+    const server = await startKeyServer((_req, res) =>
+      res.writeHead(200).end('<html>maintenance</html>'),
+    );
+    const { source, logs } = createSource(server.url);
+
+    await expect(source.start()).resolves.toBeUndefined();
+
+    expect(source.current()).toBeUndefined();
+    expect(logs).toContainEqual(expect.objectContaining({ level: 40, keptFingerprint: null }));
+  });
+
+  it('when the body streams past 64 KiB without a declared length, then it is refused', async () => {
+    const big = 'A'.repeat(70 * 1024);
+    const server = await startKeyServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      for (let i = 0; i < big.length; i += 8 * 1024) res.write(big.slice(i, i + 8 * 1024));
+      res.end();
+    });
+    const { source, logs } = createSource(server.url);
+
+    await source.start();
+
+    expect(source.current()).toBeUndefined();
+    expect(logs).toContainEqual(
+      expect.objectContaining({ error: expect.stringMatching(/more than 65536 bytes/) }),
+    );
+  });
+
+  it('when the endpoint declares a body over 64 KiB, then it is refused before the body is read', async () => {
+    const server = await startKeyServer((_req, res) => {
+      // Declares far more than it sends, then stalls: only the declared length can refuse it.
+      res.writeHead(200, { 'content-length': String(10 * 1024 * 1024) });
+      res.write(publicKeyAsProviderHex(keyA.publicKey));
+    });
+    const { source, logs } = createSource(server.url, { fetchTimeoutMs: 5_000 });
+
+    const startedAt = performance.now();
+    await source.start();
+
+    expect(source.current()).toBeUndefined();
+    expect(performance.now() - startedAt).toBeLessThan(2_000);
+    expect(logs).toContainEqual(
+      expect.objectContaining({ error: expect.stringMatching(/declared 10485760 bytes/) }),
+    );
+  });
+
+  it('when a body just under the cap holds a valid key, then it is accepted', async () => {
+    const hex = publicKeyAsProviderHex(keyA.publicKey);
+    const padded = `${' '.repeat(64 * 1024 - hex.length - 1)}${hex}\n`;
+    const server = await startKeyServer((_req, res) => res.writeHead(200).end(padded));
+    const { source } = createSource(server.url);
+
+    await source.start();
+
+    expect(source.current()?.fingerprint).toBe(fingerprintOf(keyA));
+  });
+
+  it('when stopped during a fetch, then the fetch is abandoned at once', async () => {
+    const server = await startKeyServer(() => {});
+    const { source } = createSource(server.url, { fetchTimeoutMs: 10_000 });
+
+    const startedAt = performance.now();
+    const started = source.start();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    source.stop();
+    await started;
+
+    expect(performance.now() - startedAt).toBeLessThan(2_000);
+    expect(source.current()).toBeUndefined();
+  });
+});
+
+describe('createFetchedKeySource: refresh after a failed signature', () => {
+  async function startedWithKeyA(): Promise<Harness & { server: KeyServer }> {
+    const server = await startKeyServer(serveHex(publicKeyAsProviderHex(keyA.publicKey)));
+    const harness = createSource(server.url);
+    await harness.source.start();
+    return { ...harness, server };
+  }
+
+  it('when the held key is younger than the cooldown, then no refetch happens', async () => {
+    const { source, clock, server } = await startedWithKeyA();
+    const held = source.current();
+    if (!held) throw new Error('no key after start');
+    server.respond = serveHex(publicKeyAsProviderHex(keyB.publicKey));
+
+    clock.now += COOLDOWN_MS - 1;
+    await expect(source.refreshAfterFailure(held)).resolves.toBeUndefined();
+
+    expect(server.requests).toHaveLength(1);
+    expect(source.current()).toBe(held);
+  });
+
+  it('when the cooldown has passed but the key is unchanged, then one refetch happens and the next waits', async () => {
+    const { source, clock, server } = await startedWithKeyA();
+    const held = source.current();
+    if (!held) throw new Error('no key after start');
+
+    clock.now += COOLDOWN_MS;
+    await expect(source.refreshAfterFailure(held)).resolves.toBeUndefined();
+    expect(server.requests).toHaveLength(2);
+    expect(source.current()).toBe(held);
+
+    clock.now += COOLDOWN_MS - 1;
+    await expect(source.refreshAfterFailure(held)).resolves.toBeUndefined();
+    expect(server.requests).toHaveLength(2);
+
+    clock.now += 1;
+    await source.refreshAfterFailure(held);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('when the platform has rotated its key, then the refresh yields the new key and logs the change', async () => {
+    const { source, clock, server, logs } = await startedWithKeyA();
+    const held = source.current();
+    if (!held) throw new Error('no key after start');
+    server.respond = serveHex(publicKeyAsProviderHex(keyB.publicKey));
+
+    clock.now += COOLDOWN_MS;
+    const rotated = await source.refreshAfterFailure(held);
+
+    expect(rotated).toMatchObject({
+      fingerprint: fingerprintOf(keyB),
+      origin: 'fetched',
+      obtainedAt: clock.now,
+    });
+    expect(source.current()).toBe(rotated);
+    expect(logs).toContainEqual(
+      expect.objectContaining({ level: 30, fingerprint: fingerprintOf(keyB), changed: true }),
+    );
+    const infoText = JSON.stringify(logs.filter((line) => line['level'] === 30));
+    expect(infoText).not.toContain(publicKeyAsProviderHex(keyB.publicKey).slice(20, 60));
+  });
+
+  it('when several failures race after a rotation, then one request serves them all', async () => {
+    const { source, clock, server } = await startedWithKeyA();
+    const held = source.current();
+    if (!held) throw new Error('no key after start');
+    server.respond = serveHex(publicKeyAsProviderHex(keyB.publicKey), 100);
+
+    clock.now += COOLDOWN_MS;
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => source.refreshAfterFailure(held)),
+    );
+
+    expect(server.requests).toHaveLength(2);
+    expect(results.map((key) => key?.fingerprint)).toEqual(Array(5).fill(fingerprintOf(keyB)));
+  });
+
+  it('when a failure with the old key comes after the rotation, then the new key is returned without a request', async () => {
+    const { source, clock, server } = await startedWithKeyA();
+    const old = source.current();
+    if (!old) throw new Error('no key after start');
+    server.respond = serveHex(publicKeyAsProviderHex(keyB.publicKey));
+    clock.now += COOLDOWN_MS;
+    await source.refreshAfterFailure(old);
+
+    await expect(source.refreshAfterFailure(old)).resolves.toMatchObject({
+      fingerprint: fingerprintOf(keyB),
+    });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it.each([
+    [
+      'answers 503',
+      (server: KeyServer) => (server.respond = (_req, res) => res.writeHead(503).end()),
+    ],
+    ['is down', (server: KeyServer) => server.close()],
+  ])('when the endpoint %s on refresh, then the last good key is kept', async (_, breakIt) => {
+    const { source, clock, server, logs } = await startedWithKeyA();
+    const held = source.current();
+    if (!held) throw new Error('no key after start');
+    await breakIt(server);
+
+    clock.now += COOLDOWN_MS;
+    await expect(source.refreshAfterFailure(held)).resolves.toBeUndefined();
+
+    expect(source.current()).toBe(held);
+    await expect(source.ensure()).resolves.toBe(held);
+    expect(logs).toContainEqual(
+      expect.objectContaining({ level: 40, keptFingerprint: held.fingerprint }),
+    );
+  });
+});
+
+describe('createFetchedKeySource: the URL', () => {
+  const base = {
+    fetchTimeoutMs: 1_000,
+    refreshCooldownMs: 1,
+    retryIntervalMs: 1,
+    now: Date.now,
+    logger: pino({ level: 'silent' }),
+  };
+
+  it('when the URL is http and allowHttp is off, then construction throws', () => {
+    expect(() =>
+      createFetchedKeySource({ ...base, url: 'http://api.mpay.com.au/x', allowHttp: false }),
+    ).toThrow(/https/);
+  });
+
+  it('when the URL is http and allowHttp is on, then construction succeeds', () => {
+    expect(() =>
+      createFetchedKeySource({ ...base, url: 'http://127.0.0.1/x', allowHttp: true }),
+    ).not.toThrow();
+  });
+
+  it('when the URL is https, then construction succeeds', () => {
+    expect(() =>
+      createFetchedKeySource({
+        ...base,
+        url: `https://api.mpay.com.au${KEY_PATH}`,
+        allowHttp: false,
+      }),
+    ).not.toThrow();
+  });
+
+  it.each([
+    ['another scheme', 'ftp://api.mpay.com.au/key'],
+    ['not a URL', 'api.mpay.com.au/key'],
+    ['credentials in it', 'https://user:pass@api.mpay.com.au/key'],
+  ])('when the URL has %s, then construction throws even with allowHttp', (_, url) => {
+    expect(() => createFetchedKeySource({ ...base, url, allowHttp: true })).toThrow(
+      /signing key URL/,
+    );
+  });
+});
+
+describe('createConfiguredKeySource', () => {
+  it('when configured, then the key is held at once and never refreshed', async () => {
+    const source = createConfiguredKeySource(keyA.publicKey, () => 42);
+    await source.start();
+
+    const held = source.current();
+    expect(held).toMatchObject({
+      fingerprint: fingerprintOf(keyA),
+      origin: 'configured',
+      obtainedAt: 42,
+    });
+    await expect(source.ensure()).resolves.toBe(held);
+    if (!held) throw new Error('no configured key');
+    await expect(source.refreshAfterFailure(held)).resolves.toBeUndefined();
+    source.stop();
+  });
+});
