@@ -42,6 +42,7 @@ const envSchema = z.object({
   SIGNING_KEY_RETRY_INTERVAL_MS: integer(0, 3_600_000).default(1000),
   WEBHOOK_SECRETS: z.string().optional(),
   BODY_LIMIT_BYTES: integer(1024, 64 * MIB).default(4 * MIB),
+  TRUST_PROXY: z.string().trim().default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -66,6 +67,8 @@ export interface Config {
   /** Empty means the shared-secret check is skipped. */
   readonly webhookSecrets: readonly string[];
   readonly bodyLimitBytes: number;
+  /** Express `trust proxy`: false, true, a hop count, or addresses/subnets of the balancers. */
+  readonly trustProxy: boolean | number | string;
   readonly logLevel: string;
 }
 
@@ -115,6 +118,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     ),
     webhookSecrets: Object.freeze(parseSecrets(e.WEBHOOK_SECRETS)),
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
     logLevel: e.LOG_LEVEL,
   });
 }
@@ -124,6 +128,13 @@ function withoutBlanks(env: Record<string, string | undefined>): Record<string, 
   return Object.fromEntries(
     Object.entries(env).filter((entry): entry is [string, string] => !!entry[1]?.trim()),
   );
+}
+
+/** "true"/"false", a number of hops, or Express's list form ("loopback, 10.0.0.0/8"). */
+function parseTrustProxy(raw: string): boolean | number | string {
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw;
 }
 
 /** Comma-separated, several at once during a rotation; blanks around commas are not part of a secret. */

@@ -145,7 +145,7 @@ export async function receiveDelivery(
       httpStatus: 500,
       outcome: 'error',
       description: 'Delivery not stored; retry later',
-      log: { webhookIdHeader, notStored: true },
+      log: { webhookId: webhookIdHeader, notStored: true },
       error,
     };
   }

@@ -82,7 +82,7 @@ describe('redelivery (check 6)', () => {
     await sendDelivery(built.app, { body: payment, signWith: signer.privateKey }).expect(200);
     // Different bytes (another field changed), same business key.
     const res = await sendDelivery(built.app, {
-      body: { ...payment, RemittanceInformation: 'resent' },
+      body: { ...payment, PaymentDescription: 'resent' },
       signWith: signer.privateKey,
     });
 

@@ -7,7 +7,7 @@ export function nppPayment(overrides: Record<string, unknown> = {}): Record<stri
     Amount: 125.5,
     ReceiptNumber: 1048576,
     RemitterName: 'Jane Citizen',
-    RemittanceInformation: 'Invoice 42',
+    PaymentDescription: 'Invoice 42',
     ...overrides,
   };
 }

@@ -1,0 +1,243 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { bodyBytes, freshWebhookId, sendDelivery } from '../support/deliveries.ts';
+import { nppPayment, rejectionRecord } from '../support/sample-bodies.ts';
+import { generateSigningKeyPair, type SigningKeyPair } from '../support/signing.ts';
+import { buildTestApp, type TestApp } from '../support/test-app.ts';
+import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
+
+let database: TestDatabase;
+let signer: SigningKeyPair;
+let built: TestApp;
+
+interface QuarantineRow {
+  event_name: string;
+  webhook_id_header: string | null;
+  webhook_id: string | null;
+  body_sha256: string;
+  raw_body: Buffer;
+  headers: Record<string, string>;
+  reasons: { path: string; message: string }[];
+}
+
+beforeAll(async () => {
+  [database, signer] = await Promise.all([createTestDatabase(), generateSigningKeyPair()]);
+});
+afterAll(() => database.drop());
+beforeEach(async () => {
+  await database.query(
+    'TRUNCATE webhook_deliveries, npp_payments, credit_rejections, quarantined_deliveries',
+  );
+  built = buildTestApp({ db: database.db, publicKey: signer.publicKey, secrets: ['Basic s3cret'] });
+});
+
+const quarantined = () =>
+  database.query<QuarantineRow>('SELECT * FROM quarantined_deliveries ORDER BY id');
+
+async function expectNoDelivery(): Promise<void> {
+  expect(await database.count('webhook_deliveries')).toBe(0);
+  expect(await database.count('npp_payments')).toBe(0);
+  expect(await database.count('credit_rejections')).toBe(0);
+}
+
+describe('Webhookid (check 5)', () => {
+  const cases: [string, string | null, RegExp][] = [
+    ['missing', null, /missing/],
+    ['not a number', 'abc', /1 to 19 digits/],
+    ['negative', '-5', /1 to 19 digits/],
+    ['20 digits', '12345678901234567890', /1 to 19 digits/],
+    ['above the bigint range', '9223372036854775808', /larger than/],
+  ];
+  it.each(cases)(
+    'when the Webhookid is %s, then 400 and the delivery is quarantined with the reason',
+    async (_name, webhookId, reason) => {
+      const body = bodyBytes(nppPayment());
+      const res = await sendDelivery(built.app, {
+        body,
+        webhookId,
+        signWith: signer.privateKey,
+        secret: 'Basic s3cret',
+      });
+
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({
+        status: 'BadRequest',
+        errors: [{ path: 'headers.Webhookid', message: expect.stringMatching(reason) }],
+      });
+      const [row] = await quarantined();
+      expect(row).toMatchObject({
+        event_name: 'NPPReceivePayment',
+        webhook_id_header: webhookId,
+        webhook_id: null,
+      });
+      expect(row?.raw_body.equals(body)).toBe(true);
+      expect(row?.reasons[0]?.message).toMatch(reason);
+      expect(row?.headers).not.toHaveProperty('authorisation');
+      await expectNoDelivery();
+    },
+  );
+});
+
+describe('body (check 7)', () => {
+  it('when the body is not JSON, then 400, errors say so, and it is quarantined', async () => {
+    const res = await sendDelivery(built.app, {
+      body: '{"TransactionId": ',
+      signWith: signer.privateKey,
+      secret: 'Basic s3cret',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ path: '', message: 'Body is not valid JSON' }]);
+    expect(await quarantined()).toHaveLength(1);
+    await expectNoDelivery();
+  });
+
+  it('when the body is empty, then 400 and it is quarantined', async () => {
+    const res = await sendDelivery(built.app, {
+      body: '',
+      signWith: signer.privateKey,
+      secret: 'Basic s3cret',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ path: '', message: 'Body is empty' }]);
+    expect(await quarantined()).toHaveLength(1);
+  });
+
+  it.each([
+    ['text/plain', /not JSON/],
+    [null, /missing/],
+    ['application/json; charset=latin1', /UTF-8 only/],
+  ])(
+    'when the content type is %s, then 400 and it is quarantined',
+    async (contentType, message) => {
+      const res = await sendDelivery(built.app, {
+        body: nppPayment(),
+        contentType,
+        signWith: signer.privateKey,
+        secret: 'Basic s3cret',
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([
+        { path: 'headers.Content-Type', message: expect.stringMatching(message) },
+      ]);
+      expect(await quarantined()).toHaveLength(1);
+      await expectNoDelivery();
+    },
+  );
+
+  it('when the content type carries a UTF-8 charset parameter, then it is accepted', async () => {
+    const res = await sendDelivery(built.app, {
+      body: nppPayment(),
+      contentType: 'application/json; charset=utf-8',
+      signWith: signer.privateKey,
+      secret: 'Basic s3cret',
+    });
+    expect(res.status).toBe(200);
+  });
+
+  it('when a payment lacks TransactionId and has a non-numeric Amount, then 400 lists both fields and it is quarantined', async () => {
+    const body = nppPayment({ TransactionId: undefined, Amount: 'ten dollars' });
+    const webhookId = freshWebhookId();
+    const res = await sendDelivery(built.app, {
+      body,
+      webhookId,
+      signWith: signer.privateKey,
+      secret: 'Basic s3cret',
+    });
+
+    expect(res.status).toBe(400);
+    const paths = (res.body.errors as { path: string }[]).map((error) => error.path).sort();
+    expect(paths).toEqual(['Amount', 'TransactionId']);
+    const [row] = await quarantined();
+    expect(row).toMatchObject({
+      webhook_id: webhookId,
+      body_sha256: createHash('sha256').update(bodyBytes(body)).digest('hex'),
+    });
+    expect(row?.reasons.map((reason) => reason.path).sort()).toEqual(['Amount', 'TransactionId']);
+    await expectNoDelivery();
+  });
+
+  it('when a rejection batch has one bad record, then 400 names its index and nothing of the batch is stored', async () => {
+    const body = [rejectionRecord(), rejectionRecord({ id: null }), rejectionRecord()];
+    const res = await sendDelivery(built.app, {
+      event: 'InboundDirectCreditRejections',
+      body,
+      signWith: signer.privateKey,
+      secret: 'Basic s3cret',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([expect.objectContaining({ path: '[1].id' })]);
+    expect(await quarantined()).toHaveLength(1);
+    await expectNoDelivery();
+  });
+
+  it('when InboundDirectCreditRejections sends an object instead of an array, then 400 and it is quarantined', async () => {
+    const res = await sendDelivery(built.app, {
+      event: 'InboundDirectCreditRejections',
+      body: rejectionRecord(),
+      signWith: signer.privateKey,
+      secret: 'Basic s3cret',
+    });
+    expect(res.status).toBe(400);
+    expect(await quarantined()).toHaveLength(1);
+  });
+
+  it('when an unmodelled event is not JSON, then 400 and it is quarantined (kept, never dropped)', async () => {
+    const res = await sendDelivery(built.app, {
+      event: 'NppReturn',
+      body: 'plain words',
+      signWith: signer.privateKey,
+      secret: 'Basic s3cret',
+    });
+    expect(res.status).toBe(400);
+    expect((await quarantined())[0]?.event_name).toBe('NppReturn');
+  });
+
+  it('when a payment field holds a NUL character, then 400 and it is quarantined (never a 500 that loses it)', async () => {
+    const text = JSON.stringify(nppPayment({ RemitterName: 'a\u0000b' }));
+    const res = await sendDelivery(built.app, {
+      body: text,
+      signWith: signer.privateKey,
+      secret: 'Basic s3cret',
+    });
+    expect(res.status).toBe(400);
+    expect(await quarantined()).toHaveLength(1);
+    await expectNoDelivery();
+  });
+
+  it('when the same refused delivery is sent again, then it answers 400 again and one quarantine row is kept', async () => {
+    const options = {
+      body: '{oops',
+      webhookId: freshWebhookId(),
+      signWith: signer.privateKey,
+      secret: 'Basic s3cret',
+    };
+    await sendDelivery(built.app, options).expect(400);
+    await sendDelivery(built.app, options).expect(400);
+    expect(await quarantined()).toHaveLength(1);
+  });
+
+  it('when a refused delivery is unauthenticated, then nothing is quarantined', async () => {
+    await sendDelivery(built.app, {
+      body: '{oops',
+      signWith: signer.privateKey,
+      secret: 'Basic wrong',
+    }).expect(401);
+    await sendDelivery(built.app, { body: '{oops', secret: 'Basic s3cret' }).expect(401);
+    expect(await quarantined()).toHaveLength(0);
+  });
+
+  it('when a delivery is quarantined, then the log line says so with the Webhookid', async () => {
+    const webhookId = freshWebhookId();
+    await sendDelivery(built.app, {
+      body: '[]',
+      webhookId,
+      signWith: signer.privateKey,
+      secret: 'Basic s3cret',
+    }).expect(400);
+    expect(built.logs.find((line) => line.outcome === 'quarantined')).toMatchObject({
+      webhookId,
+      status: 400,
+      event: 'NPPReceivePayment',
+    });
+  });
+});
