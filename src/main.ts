@@ -19,9 +19,10 @@ const FORCED_EXIT_MS = 15_000;
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel);
+  // A pinned key that does not parse is a configuration fault: refuse before touching the database.
+  const keys = await createKeySource(config, logger);
   const database = await openDatabase(config, logger, PROJECT_DIR);
   await migrateToLatest(database.db, logger);
-  const keys = await createKeySource(config, logger);
   await keys.start();
 
   let shuttingDown = false;

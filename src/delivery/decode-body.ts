@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { EventModel, FieldProblem, TypedRows } from '../events/types.ts';
 import { isPostgresSafeValue } from '../storage/postgres-text.ts';
 
@@ -7,6 +8,12 @@ export type DecodedBody =
       typed: TypedRows;
       /** The body as JSON text for the jsonb column, or null when jsonb cannot hold it. */
       payloadJson: string | null;
+      /**
+       * False when the bytes are not valid UTF-8: decoding replaced the bad bytes, so typed rows
+       * and payload hold U+FFFD where raw_body holds the originals. Accepted (a signed sender,
+       * nothing lost) but worth a line in the log for whoever repairs the row.
+       */
+      validUtf8: boolean;
     }
   | { ok: false; problems: FieldProblem[] };
 
@@ -40,7 +47,8 @@ export function decodeBody(
   }
 
   const payloadJson = isPostgresSafeValue(json) ? text : null;
-  if (!model) return { ok: true, typed: { kind: 'unmodelled', rows: [] }, payloadJson };
+  const validUtf8 = isUtf8(rawBody);
+  if (!model) return { ok: true, typed: { kind: 'unmodelled', rows: [] }, payloadJson, validUtf8 };
 
   const parsed = model.parse(json);
   if (!parsed.ok) return { ok: false, problems: parsed.problems };
@@ -55,7 +63,7 @@ export function decodeBody(
       ],
     };
   }
-  return { ok: true, typed: parsed.typed, payloadJson };
+  return { ok: true, typed: parsed.typed, payloadJson, validUtf8 };
 }
 
 function checkContentType(contentType: string | undefined): FieldProblem | undefined {

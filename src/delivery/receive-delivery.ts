@@ -138,6 +138,7 @@ export async function receiveDelivery(
         // Non-zero: another delivery already carried these TransactionIds / rejection ids.
         typedRowsAlreadyStored: result.typedRowsAlreadyStored,
         payloadStoredAsJson: body.payloadJson !== null,
+        ...(!body.validUtf8 && { bodyNotUtf8: true }),
       },
     };
   } catch (error) {

@@ -1,90 +1,79 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { SigningKeySource } from '../../src/verification/key-source.ts';
 import { sendDelivery } from '../support/deliveries.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
 import { generateSigningKeyPair, signBody, type SigningKeyPair } from '../support/signing.ts';
 import { buildTestApp } from '../support/test-app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
+import { useTestbed } from '../support/testbed.ts';
 
 const SECRET = 'Basic Rjc0MjYxOkNvcnJlY3QtSG9yc2UtQmF0dGVyeQ==';
 const NEXT_SECRET = 'Basic TmV4dC1Sb3RhdGVkLVNlY3JldA==';
-const STORED_TABLES = [
-  'webhook_deliveries',
-  'npp_payments',
-  'credit_rejections',
-  'quarantined_deliveries',
-];
 
-let database: TestDatabase;
-let signer: SigningKeyPair;
+const bed = useTestbed();
 let stranger: SigningKeyPair;
-
 beforeAll(async () => {
-  [database, signer, stranger] = await Promise.all([
-    createTestDatabase(),
-    generateSigningKeyPair(),
-    generateSigningKeyPair(),
-  ]);
+  stranger = await generateSigningKeyPair();
 });
-afterAll(() => database.drop());
-beforeEach(() => database.query(`TRUNCATE ${STORED_TABLES.join(', ')}`));
-
-async function expectNothingStored(): Promise<void> {
-  for (const table of STORED_TABLES) expect(await database.count(table), table).toBe(0);
-}
 
 describe('shared secret (check 3)', () => {
   const app = () =>
-    buildTestApp({ db: database.db, publicKey: signer.publicKey, secrets: [SECRET, NEXT_SECRET] });
+    buildTestApp({
+      db: bed.database.db,
+      publicKey: bed.signer.publicKey,
+      secrets: [SECRET, NEXT_SECRET],
+    });
 
   it('when the Authorisation header is missing, then 401 and nothing is stored', async () => {
-    const res = await sendDelivery(app().app, { body: nppPayment(), signWith: signer.privateKey });
+    const res = await sendDelivery(app().app, {
+      body: nppPayment(),
+      signWith: bed.signer.privateKey,
+    });
     expect(res.status).toBe(401);
     expect(res.body).toMatchObject({
       status: 'Unauthorised',
       statusDescription: expect.any(String),
     });
-    await expectNothingStored();
+    await bed.expectNothingStored();
   });
 
   it('when the secret is wrong (even a prefix of the right one), then 401 and nothing is stored', async () => {
     for (const secret of ['Basic wrong', SECRET.slice(0, -1), `${SECRET}x`, '']) {
       const res = await sendDelivery(app().app, {
         body: nppPayment(),
-        signWith: signer.privateKey,
+        signWith: bed.signer.privateKey,
         secret,
       });
       expect(res.status, secret).toBe(401);
     }
-    await expectNothingStored();
+    await bed.expectNothingStored();
   });
 
   it('when the secret is sent as Authorization (the API reference spelling), then it is accepted', async () => {
     const res = await sendDelivery(app().app, {
       body: nppPayment(),
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
       secret: SECRET,
       authHeader: 'Authorization',
     });
     expect(res.status).toBe(200);
-    expect(await database.count('webhook_deliveries')).toBe(1);
+    expect(await bed.database.count('webhook_deliveries')).toBe(1);
   });
 
   it('when either of two configured secrets is sent (rotation), then both are accepted', async () => {
     for (const secret of [SECRET, NEXT_SECRET]) {
       const res = await sendDelivery(app().app, {
         body: nppPayment(),
-        signWith: signer.privateKey,
+        signWith: bed.signer.privateKey,
         secret,
       });
       expect(res.status).toBe(200);
     }
-    expect(await database.count('webhook_deliveries')).toBe(2);
+    expect(await bed.database.count('webhook_deliveries')).toBe(2);
   });
 
   it('when no secret is configured, then the check is skipped', async () => {
-    const { app: open } = buildTestApp({ db: database.db, publicKey: signer.publicKey });
-    const res = await sendDelivery(open, { body: nppPayment(), signWith: signer.privateKey });
+    const { app: open } = buildTestApp({ db: bed.database.db, publicKey: bed.signer.publicKey });
+    const res = await sendDelivery(open, { body: nppPayment(), signWith: bed.signer.privateKey });
     expect(res.status).toBe(200);
   });
 
@@ -92,18 +81,18 @@ describe('shared secret (check 3)', () => {
     const built = app();
     const res = await sendDelivery(built.app, {
       body: nppPayment(),
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
       secret: SECRET,
     });
     await sendDelivery(built.app, {
       body: nppPayment(),
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
       secret: 'Basic nope',
     });
     expect(res.status).toBe(200);
     expect(built.logText()).not.toContain('Rjc0MjYx');
     expect(JSON.stringify(res.body)).not.toContain('Rjc0MjYx');
-    const [stored] = await database.query<{ headers: Record<string, string> }>(
+    const [stored] = await bed.database.query<{ headers: Record<string, string> }>(
       'SELECT headers FROM webhook_deliveries',
     );
     expect(stored?.headers).not.toHaveProperty('authorisation');
@@ -111,12 +100,12 @@ describe('shared secret (check 3)', () => {
 });
 
 describe('signature (check 4)', () => {
-  const app = () => buildTestApp({ db: database.db, publicKey: signer.publicKey });
+  const app = () => buildTestApp({ db: bed.database.db, publicKey: bed.signer.publicKey });
 
   it('when the signature header is missing, then 401 and nothing is stored', async () => {
     const res = await sendDelivery(app().app, { body: nppPayment() });
     expect(res.status).toBe(401);
-    await expectNothingStored();
+    await bed.expectNothingStored();
   });
 
   it('when the body was signed by another key, then 401 and nothing is stored', async () => {
@@ -125,20 +114,20 @@ describe('signature (check 4)', () => {
       signWith: stranger.privateKey,
     });
     expect(res.status).toBe(401);
-    await expectNothingStored();
+    await bed.expectNothingStored();
   });
 
   it('when one byte of the signed body changes, then 401 and nothing is stored', async () => {
     const body = JSON.stringify(nppPayment({ Amount: 10 }));
-    const signature = signBody(body, signer.privateKey);
+    const signature = signBody(body, bed.signer.privateKey);
     const res = await sendDelivery(app().app, { body: body.replace('10', '90'), signature });
     expect(res.status).toBe(401);
-    await expectNothingStored();
+    await bed.expectNothingStored();
   });
 
   it('when the body is re-serialised JSON of the signed body, then 401 (the raw bytes are what count)', async () => {
     const body = JSON.stringify(nppPayment(), null, 2);
-    const signature = signBody(body, signer.privateKey);
+    const signature = signBody(body, bed.signer.privateKey);
     const res = await sendDelivery(app().app, {
       body: JSON.stringify(JSON.parse(body)),
       signature,
@@ -151,12 +140,12 @@ describe('signature (check 4)', () => {
       const res = await sendDelivery(app().app, { body: nppPayment(), signature });
       expect(res.status, signature).toBe(401);
     }
-    await expectNothingStored();
+    await bed.expectNothingStored();
   });
 
   it('when the base64 signature has line breaks and spaces inside, then it verifies', async () => {
     const body = JSON.stringify(nppPayment());
-    const plain = signBody(body, signer.privateKey);
+    const plain = signBody(body, bed.signer.privateKey);
     const wrapped = `${plain.slice(0, 40)} ${plain.slice(40, 100)}\t${plain.slice(100)}`;
     const res = await sendDelivery(app().app, { body, signature: wrapped });
     expect(res.status).toBe(200);
@@ -164,7 +153,7 @@ describe('signature (check 4)', () => {
 
   it('when a signature fails, then the signature value is not logged', async () => {
     const built = app();
-    const signature = signBody('something else', signer.privateKey);
+    const signature = signBody('something else', bed.signer.privateKey);
     await sendDelivery(built.app, { body: nppPayment(), signature });
     expect(built.logText()).not.toContain(signature.slice(0, 24));
     expect(built.logs.find((line) => line.outcome === 'unauthorised')).toMatchObject({
@@ -183,18 +172,18 @@ describe('no signing key obtainable', () => {
   };
 
   it('when no key can be had, then 503 (the platform retries) and nothing is stored', async () => {
-    const { app } = buildTestApp({ db: database.db, keys: noKey });
-    const res = await sendDelivery(app, { body: nppPayment(), signWith: signer.privateKey });
+    const { app } = buildTestApp({ db: bed.database.db, keys: noKey });
+    const res = await sendDelivery(app, { body: nppPayment(), signWith: bed.signer.privateKey });
     expect(res.status).toBe(503);
     expect(res.body.status).toBe('ServiceUnavailable');
-    await expectNothingStored();
+    await bed.expectNothingStored();
   });
 
   it('when the shared secret is wrong and no key is held, then 401 (the secret is checked first)', async () => {
-    const { app } = buildTestApp({ db: database.db, keys: noKey, secrets: [SECRET] });
+    const { app } = buildTestApp({ db: bed.database.db, keys: noKey, secrets: [SECRET] });
     const res = await sendDelivery(app, {
       body: nppPayment(),
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
       secret: 'x',
     });
     expect(res.status).toBe(401);

@@ -1,32 +1,31 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/storage/database.ts';
 import { bodyBytes, freshWebhookId, sendDelivery } from '../support/deliveries.ts';
 import { nppPayment, rejectionRecord } from '../support/sample-bodies.ts';
-import { generateSigningKeyPair, type SigningKeyPair } from '../support/signing.ts';
 import { buildTestApp, type TestApp } from '../support/test-app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
+import { useTestbed } from '../support/testbed.ts';
 
-let database: TestDatabase;
-let signer: SigningKeyPair;
+const bed = useTestbed();
 let built: TestApp;
 
-beforeAll(async () => {
-  [database, signer] = await Promise.all([createTestDatabase(), generateSigningKeyPair()]);
-});
-afterAll(() => database.drop());
 beforeEach(async () => {
-  await database.query(
-    'TRUNCATE webhook_deliveries, npp_payments, credit_rejections, quarantined_deliveries',
-  );
-  built = buildTestApp({ db: database.db, publicKey: signer.publicKey });
+  built = buildTestApp({ db: bed.database.db, publicKey: bed.signer.publicKey });
 });
 
 describe('redelivery (check 6)', () => {
   it('when the same Webhookid arrives twice, then both answer 200 and one delivery and one payment exist', async () => {
     const webhookId = freshWebhookId();
     const body = JSON.stringify(nppPayment());
-    const first = await sendDelivery(built.app, { body, webhookId, signWith: signer.privateKey });
-    const second = await sendDelivery(built.app, { body, webhookId, signWith: signer.privateKey });
+    const first = await sendDelivery(built.app, {
+      body,
+      webhookId,
+      signWith: bed.signer.privateKey,
+    });
+    const second = await sendDelivery(built.app, {
+      body,
+      webhookId,
+      signWith: bed.signer.privateKey,
+    });
 
     expect([first.status, second.status]).toEqual([200, 200]);
     expect(first.body.statusDescription).toBe('Delivery stored');
@@ -34,8 +33,8 @@ describe('redelivery (check 6)', () => {
       status: 'Ok',
       statusDescription: 'Delivery already received',
     });
-    expect(await database.count('webhook_deliveries')).toBe(1);
-    expect(await database.count('npp_payments')).toBe(1);
+    expect(await bed.database.count('webhook_deliveries')).toBe(1);
+    expect(await bed.database.count('npp_payments')).toBe(1);
     expect(built.logs.filter((line) => line.outcome === 'duplicate')).toHaveLength(1);
   });
 
@@ -45,13 +44,13 @@ describe('redelivery (check 6)', () => {
     await sendDelivery(built.app, {
       body,
       webhookId: original,
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
     }).expect(200);
-    const replay = await sendDelivery(built.app, { body, signWith: signer.privateKey });
+    const replay = await sendDelivery(built.app, { body, signWith: bed.signer.privateKey });
 
     expect(replay.status).toBe(200);
     expect(replay.body.statusDescription).toBe('Delivery already received');
-    expect(await database.count('webhook_deliveries')).toBe(1);
+    expect(await bed.database.count('webhook_deliveries')).toBe(1);
     expect(built.logs.find((line) => line.outcome === 'duplicate')).toMatchObject({
       replayOf: original,
     });
@@ -62,16 +61,16 @@ describe('redelivery (check 6)', () => {
     await sendDelivery(built.app, {
       body: nppPayment(),
       webhookId,
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
     }).expect(200);
     const res = await sendDelivery(built.app, {
       body: '{"not":"a payment"}',
       webhookId,
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
     });
 
     expect(res.status).toBe(200);
-    expect(await database.count('quarantined_deliveries')).toBe(0);
+    expect(await bed.database.count('quarantined_deliveries')).toBe(0);
     expect(built.logs.find((line) => line.outcome === 'duplicate')).toMatchObject({
       sameIdDifferentBody: true,
     });
@@ -79,17 +78,17 @@ describe('redelivery (check 6)', () => {
 
   it('when a new delivery repeats a stored TransactionId, then it is kept as a delivery but the payment is counted once', async () => {
     const payment = nppPayment();
-    await sendDelivery(built.app, { body: payment, signWith: signer.privateKey }).expect(200);
+    await sendDelivery(built.app, { body: payment, signWith: bed.signer.privateKey }).expect(200);
     // Different bytes (another field changed), same business key.
     const res = await sendDelivery(built.app, {
       body: { ...payment, PaymentDescription: 'resent' },
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
     });
 
     expect(res.status).toBe(200);
-    expect(await database.count('webhook_deliveries')).toBe(2);
-    expect(await database.count('npp_payments')).toBe(1);
-    const rows = await database.query<{
+    expect(await bed.database.count('webhook_deliveries')).toBe(2);
+    expect(await bed.database.count('npp_payments')).toBe(1);
+    const rows = await bed.database.query<{
       typed_rows_inserted: number;
       typed_rows_already_stored: number;
     }>(
@@ -104,10 +103,14 @@ describe('redelivery (check 6)', () => {
   it('when a rejection batch overlaps a stored one, then only the new rejection ids are added', async () => {
     const [a, b, c] = [rejectionRecord(), rejectionRecord(), rejectionRecord()];
     const event = 'InboundDirectCreditRejections';
-    await sendDelivery(built.app, { event, body: [a, b], signWith: signer.privateKey }).expect(200);
-    await sendDelivery(built.app, { event, body: [b, c], signWith: signer.privateKey }).expect(200);
+    await sendDelivery(built.app, { event, body: [a, b], signWith: bed.signer.privateKey }).expect(
+      200,
+    );
+    await sendDelivery(built.app, { event, body: [b, c], signWith: bed.signer.privateKey }).expect(
+      200,
+    );
 
-    const ids = await database.query<{ rejection_id: string }>(
+    const ids = await bed.database.query<{ rejection_id: string }>(
       'SELECT rejection_id FROM credit_rejections ORDER BY rejection_id',
     );
     expect(ids.map((row) => row.rejection_id)).toEqual([a, b, c].map((r) => String(r.id)).sort());
@@ -120,7 +123,7 @@ describe('concurrent duplicates', () => {
     const body = bodyBytes(nppPayment());
     const answers = await Promise.all(
       Array.from({ length: 25 }, () =>
-        sendDelivery(built.app, { body, webhookId, signWith: signer.privateKey }),
+        sendDelivery(built.app, { body, webhookId, signWith: bed.signer.privateKey }),
       ),
     );
 
@@ -128,24 +131,24 @@ describe('concurrent duplicates', () => {
     expect(answers.filter((res) => res.body.statusDescription === 'Delivery stored')).toHaveLength(
       1,
     );
-    expect(await database.count('webhook_deliveries')).toBe(1);
-    expect(await database.count('npp_payments')).toBe(1);
+    expect(await bed.database.count('webhook_deliveries')).toBe(1);
+    expect(await bed.database.count('npp_payments')).toBe(1);
   });
 
   it('when the same body races under 10 different Webhookids (replays), then one delivery is stored and all answer 200', async () => {
     const body = bodyBytes(nppPayment());
     const answers = await Promise.all(
       Array.from({ length: 10 }, () =>
-        sendDelivery(built.app, { body, signWith: signer.privateKey }),
+        sendDelivery(built.app, { body, signWith: bed.signer.privateKey }),
       ),
     );
     expect(answers.map((res) => res.status)).toEqual(Array(10).fill(200));
-    expect(await database.count('webhook_deliveries')).toBe(1);
+    expect(await bed.database.count('webhook_deliveries')).toBe(1);
   });
 
   it('when two instances (own pools) on one database receive the same deliveries at once, then each is stored once', async () => {
-    const otherDb = createDatabase({ url: database.url, poolMax: 5 });
-    const other = buildTestApp({ db: otherDb, publicKey: signer.publicKey });
+    const otherDb = createDatabase({ url: bed.database.url, poolMax: 5 });
+    const other = buildTestApp({ db: otherDb, publicKey: bed.signer.publicKey });
     const deliveries = Array.from({ length: 20 }, () => ({
       webhookId: freshWebhookId(),
       body: bodyBytes(nppPayment()),
@@ -153,13 +156,13 @@ describe('concurrent duplicates', () => {
     const answers = await Promise.all(
       deliveries.flatMap((delivery) =>
         [built.app, other.app, built.app].map((app) =>
-          sendDelivery(app, { ...delivery, signWith: signer.privateKey }),
+          sendDelivery(app, { ...delivery, signWith: bed.signer.privateKey }),
         ),
       ),
     );
     expect(answers.every((res) => res.status === 200)).toBe(true);
-    expect(await database.count('webhook_deliveries')).toBe(20);
-    expect(await database.count('npp_payments')).toBe(20);
+    expect(await bed.database.count('webhook_deliveries')).toBe(20);
+    expect(await bed.database.count('npp_payments')).toBe(20);
     await otherDb.destroy();
   });
 });

@@ -1,41 +1,26 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { bodyBytes, sendDelivery } from '../support/deliveries.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
-import { generateSigningKeyPair, signBody, type SigningKeyPair } from '../support/signing.ts';
+import { signBody } from '../support/signing.ts';
 import { buildTestApp, type TestApp } from '../support/test-app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
+import { useTestbed } from '../support/testbed.ts';
 
 const LIMIT = 64 * 1024;
 
-let database: TestDatabase;
-let signer: SigningKeyPair;
+const bed = useTestbed();
 let built: TestApp;
 
-beforeAll(async () => {
-  [database, signer] = await Promise.all([createTestDatabase(), generateSigningKeyPair()]);
-});
-afterAll(() => database.drop());
 beforeEach(async () => {
-  await database.query(
-    'TRUNCATE webhook_deliveries, npp_payments, credit_rejections, quarantined_deliveries',
-  );
-  built = buildTestApp({ db: database.db, publicKey: signer.publicKey, bodyLimitBytes: LIMIT });
+  built = buildTestApp({
+    db: bed.database.db,
+    publicKey: bed.signer.publicKey,
+    bodyLimitBytes: LIMIT,
+  });
 });
-
-async function expectNothingStored(): Promise<void> {
-  for (const table of [
-    'webhook_deliveries',
-    'npp_payments',
-    'credit_rejections',
-    'quarantined_deliveries',
-  ]) {
-    expect(await database.count(table)).toBe(0);
-  }
-}
 
 describe('routes (check 1)', () => {
   it.each([
@@ -53,7 +38,7 @@ describe('routes (check 1)', () => {
     const res = await req
       .set('Content-Type', 'application/json')
       .set('Webhookid', '1')
-      .set('Verification-Signature', signBody(body, signer.privateKey))
+      .set('Verification-Signature', signBody(body, bed.signer.privateKey))
       .send(method === 'GET' ? undefined : body.toString());
     expect(res.status).toBe(404);
     expect(res.body).toEqual({
@@ -61,7 +46,7 @@ describe('routes (check 1)', () => {
       statusDescription: 'No such route',
       durationMs: expect.any(Number),
     });
-    await expectNothingStored();
+    await bed.expectNothingStored();
   });
 
   it('when any answer is sent, then helmet headers are on and no framework banner is shown', async () => {
@@ -74,10 +59,10 @@ describe('routes (check 1)', () => {
 describe('body limit (check 2)', () => {
   it('when Content-Length declares more than the limit, then 413 and nothing is stored', async () => {
     const body = JSON.stringify(nppPayment({ Padding: 'x'.repeat(LIMIT) }));
-    const res = await sendDelivery(built.app, { body, signWith: signer.privateKey });
+    const res = await sendDelivery(built.app, { body, signWith: bed.signer.privateKey });
     expect(res.status).toBe(413);
     expect(res.body.status).toBe('PayloadTooLarge');
-    await expectNothingStored();
+    await bed.expectNothingStored();
   });
 
   it('when a chunked body grows past the limit, then 413 is answered and the rest is never read', async () => {
@@ -116,7 +101,7 @@ describe('body limit (check 2)', () => {
         pump();
       });
       expect(status).toBe(413);
-      await expectNothingStored();
+      await bed.expectNothingStored();
     } finally {
       server.closeAllConnections();
       server.close();
@@ -127,7 +112,7 @@ describe('body limit (check 2)', () => {
     const base = JSON.stringify(nppPayment({ Padding: '' }));
     const body = base.replace('"Padding":""', `"Padding":"${'x'.repeat(LIMIT - base.length)}"`);
     expect(Buffer.byteLength(body)).toBe(LIMIT);
-    const res = await sendDelivery(built.app, { body, signWith: signer.privateKey });
+    const res = await sendDelivery(built.app, { body, signWith: bed.signer.privateKey });
     expect(res.status).toBe(200);
   });
 
@@ -138,11 +123,11 @@ describe('body limit (check 2)', () => {
       .set('Content-Type', 'application/json')
       .set('Content-Encoding', 'gzip')
       .set('Webhookid', '8')
-      .set('Verification-Signature', signBody(inflated, signer.privateKey))
+      .set('Verification-Signature', signBody(inflated, bed.signer.privateKey))
       .serialize((data: unknown) => data as string)
       .send(gzipSync(inflated));
     expect(res.status).toBe(413);
-    await expectNothingStored();
+    await bed.expectNothingStored();
   });
 
   it('when a gzip body is within the limit, then the signature is checked over the inflated bytes', async () => {
@@ -152,11 +137,11 @@ describe('body limit (check 2)', () => {
       .set('Content-Type', 'application/json')
       .set('Content-Encoding', 'gzip')
       .set('Webhookid', '9')
-      .set('Verification-Signature', signBody(inflated, signer.privateKey))
+      .set('Verification-Signature', signBody(inflated, bed.signer.privateKey))
       .serialize((data: unknown) => data as string)
       .send(gzipSync(inflated));
     expect(res.status).toBe(200);
-    const [row] = await database.query<{ raw_body: Buffer }>(
+    const [row] = await bed.database.query<{ raw_body: Buffer }>(
       'SELECT raw_body FROM webhook_deliveries',
     );
     expect(row?.raw_body.toString()).toBe(inflated);
@@ -165,11 +150,11 @@ describe('body limit (check 2)', () => {
   it('when the content encoding is unknown, then 415 and nothing is stored', async () => {
     const res = await sendDelivery(built.app, {
       body: nppPayment(),
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
       headers: { 'Content-Encoding': 'zstd-ish' },
     });
     expect(res.status).toBe(415);
-    await expectNothingStored();
+    await bed.expectNothingStored();
   });
 });
 
@@ -188,7 +173,7 @@ describe('health', () => {
 
   it('when no signing key is held, then /readyz answers 503 naming it', async () => {
     const { app } = buildTestApp({
-      db: database.db,
+      db: bed.database.db,
       keys: {
         current: () => undefined,
         ensure: async () => undefined,

@@ -1,26 +1,21 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { bodyBytes, freshWebhookId, sendDelivery } from '../support/deliveries.ts';
 import { nppPayment, rejectionRecord } from '../support/sample-bodies.ts';
-import { generateSigningKeyPair, type SigningKeyPair } from '../support/signing.ts';
 import { buildTestApp, type TestApp } from '../support/test-app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
+import { useTestbed } from '../support/testbed.ts';
 
 const RECEIVED_AT = new Date('2026-11-22T01:02:03.456Z');
 
-let database: TestDatabase;
-let signer: SigningKeyPair;
+const bed = useTestbed();
 let built: TestApp;
 
-beforeAll(async () => {
-  [database, signer] = await Promise.all([createTestDatabase(), generateSigningKeyPair()]);
-});
-afterAll(() => database.drop());
 beforeEach(async () => {
-  await database.query(
-    'TRUNCATE webhook_deliveries, npp_payments, credit_rejections, quarantined_deliveries',
-  );
-  built = buildTestApp({ db: database.db, publicKey: signer.publicKey, now: () => RECEIVED_AT });
+  built = buildTestApp({
+    db: bed.database.db,
+    publicKey: bed.signer.publicKey,
+    now: () => RECEIVED_AT,
+  });
 });
 
 describe('a stored delivery (checks 8-9)', () => {
@@ -31,7 +26,7 @@ describe('a stored delivery (checks 8-9)', () => {
     const res = await sendDelivery(built.app, {
       body: text,
       webhookId,
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
       headers: { 'X-Request-Id': 'lb-req-1', 'User-Agent': 'Monoova-Webhooks' },
     });
 
@@ -42,7 +37,7 @@ describe('a stored delivery (checks 8-9)', () => {
       durationMs: expect.any(Number),
     });
     expect(res.headers['x-request-id']).toBe('lb-req-1');
-    const [row] = await database.query<Record<string, unknown>>(
+    const [row] = await bed.database.query<Record<string, unknown>>(
       `SELECT webhook_id, event_name, modelled, received_at, body_sha256, raw_body, payload->>'Amount' AS amount_text,
               headers, request_id, content_type, signing_key_fingerprint, typed_rows_inserted
        FROM webhook_deliveries`,
@@ -72,9 +67,9 @@ describe('a stored delivery (checks 8-9)', () => {
       ReceiptNumber: '000123',
       RefundDetails: { InboundAmount: 20, RefundAmount: '5.5', RefundId: 'RF1' },
     });
-    await sendDelivery(built.app, { body, signWith: signer.privateKey }).expect(200);
+    await sendDelivery(built.app, { body, signWith: bed.signer.privateKey }).expect(200);
 
-    const [payment] = await database.query(
+    const [payment] = await bed.database.query(
       `SELECT transaction_id, amount::text AS amount, date_time_local, date_time_text, receipt_number,
               refund_inbound_amount::text AS refund_inbound_amount, refund_amount::text AS refund_amount,
               refund_id, received_at, pg_typeof(amount)::text AS amount_type
@@ -105,10 +100,10 @@ describe('a stored delivery (checks 8-9)', () => {
       event: 'InboundDirectCreditRejections',
       body: records,
       webhookId,
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
     }).expect(200);
 
-    const rows = await database.query(
+    const rows = await bed.database.query(
       `SELECT event_name, rejection_id, webhook_id, amount::text AS amount, date_time_local, date_time_text
        FROM credit_rejections ORDER BY rejection_id`,
     );
@@ -130,9 +125,9 @@ describe('a stored delivery (checks 8-9)', () => {
     await sendDelivery(built.app, {
       event: 'NPPCreditRejections',
       body: rejectionRecord({ id: 'NPP-R1' }),
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
     }).expect(200);
-    const rows = await database.query('SELECT event_name, rejection_id FROM credit_rejections');
+    const rows = await bed.database.query('SELECT event_name, rejection_id FROM credit_rejections');
     expect(rows).toEqual([{ event_name: 'NPPCreditRejections', rejection_id: 'NPP-R1' }]);
   });
 
@@ -140,9 +135,9 @@ describe('a stored delivery (checks 8-9)', () => {
     for (const event of ['NPPCreditRejections', 'InboundDirectCreditRejections']) {
       // Bodies differ (as real ones would), so body deduplication does not apply.
       const body = [rejectionRecord({ id: 'SHARED', transactionType: event })];
-      await sendDelivery(built.app, { event, body, signWith: signer.privateKey }).expect(200);
+      await sendDelivery(built.app, { event, body, signWith: bed.signer.privateKey }).expect(200);
     }
-    expect(await database.count('credit_rejections')).toBe(2);
+    expect(await bed.database.count('credit_rejections')).toBe(2);
   });
 
   it('when a rejection batch is larger than one statement can carry, then every record is stored', async () => {
@@ -150,20 +145,20 @@ describe('a stored delivery (checks 8-9)', () => {
     await sendDelivery(built.app, {
       event: 'InboundDirectCreditRejections',
       body: records,
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
     }).expect(200);
-    expect(await database.count('credit_rejections')).toBe(2500);
+    expect(await bed.database.count('credit_rejections')).toBe(2500);
   });
 
   it('when the event name is another case of a modelled one, then it is stored under the canonical name', async () => {
     await sendDelivery(built.app, {
       event: 'nppreceivepayment',
       body: nppPayment(),
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
     }).expect(200);
-    const [row] = await database.query('SELECT event_name FROM webhook_deliveries');
+    const [row] = await bed.database.query('SELECT event_name FROM webhook_deliveries');
     expect(row).toEqual({ event_name: 'NPPReceivePayment' });
-    expect(await database.count('npp_payments')).toBe(1);
+    expect(await bed.database.count('npp_payments')).toBe(1);
   });
 
   it('when an unmodelled event arrives, then it is kept raw with its payload and no typed rows', async () => {
@@ -171,15 +166,15 @@ describe('a stored delivery (checks 8-9)', () => {
     await sendDelivery(built.app, {
       event: 'PayToReceivePayment',
       body,
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
     }).expect(200);
 
-    const rows = await database.query(
+    const rows = await bed.database.query(
       'SELECT event_name, modelled, payload FROM webhook_deliveries',
     );
     expect(rows).toEqual([{ event_name: 'PayToReceivePayment', modelled: false, payload: body }]);
-    expect(await database.count('npp_payments')).toBe(0);
-    expect(await database.count('credit_rejections')).toBe(0);
+    expect(await bed.database.count('npp_payments')).toBe(0);
+    expect(await bed.database.count('credit_rejections')).toBe(0);
   });
 
   it('when an unmodelled body holds a NUL character, then it is stored with raw bytes and a null payload (never a 500)', async () => {
@@ -187,9 +182,9 @@ describe('a stored delivery (checks 8-9)', () => {
     await sendDelivery(built.app, {
       event: 'NppReturn',
       body: text,
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
     }).expect(200);
-    const [row] = await database.query<{ payload: unknown; raw_body: Buffer }>(
+    const [row] = await bed.database.query<{ payload: unknown; raw_body: Buffer }>(
       'SELECT payload, raw_body FROM webhook_deliveries',
     );
     expect(row?.payload).toBeNull();
@@ -198,10 +193,26 @@ describe('a stored delivery (checks 8-9)', () => {
 
   it('when the body starts with a UTF-8 byte-order mark, then it is accepted and the mark is kept in the raw bytes', async () => {
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bodyBytes(nppPayment())]);
-    await sendDelivery(built.app, { body: bytes, signWith: signer.privateKey }).expect(200);
-    const [row] = await database.query<{ raw_body: Buffer }>(
+    await sendDelivery(built.app, { body: bytes, signWith: bed.signer.privateKey }).expect(200);
+    const [row] = await bed.database.query<{ raw_body: Buffer }>(
       'SELECT raw_body FROM webhook_deliveries',
     );
     expect(row?.raw_body.equals(bytes)).toBe(true);
+  });
+
+  it('when the body is not valid UTF-8 (Windows-1252 text), then it is stored with the exact bytes and the log flags it', async () => {
+    const bytes = Buffer.concat([
+      Buffer.from('{"TransactionId":"TX1252","Amount":5,"RemitterName":"JOS'),
+      Buffer.from([0xc9]), // É in Windows-1252, invalid on its own in UTF-8
+      Buffer.from('"}'),
+    ]);
+    await sendDelivery(built.app, { body: bytes, signWith: bed.signer.privateKey }).expect(200);
+    const [row] = await bed.database.query<{ raw_body: Buffer }>(
+      'SELECT raw_body FROM webhook_deliveries',
+    );
+    expect(row?.raw_body.equals(bytes)).toBe(true);
+    expect(built.logs.find((line) => line.outcome === 'stored')).toMatchObject({
+      bodyNotUtf8: true,
+    });
   });
 });

@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { bodyBytes, freshWebhookId, sendDelivery } from '../support/deliveries.ts';
 import { nppPayment, rejectionRecord } from '../support/sample-bodies.ts';
-import { generateSigningKeyPair, type SigningKeyPair } from '../support/signing.ts';
 import { buildTestApp, type TestApp } from '../support/test-app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
+import { useTestbed } from '../support/testbed.ts';
 
-let database: TestDatabase;
-let signer: SigningKeyPair;
+const bed = useTestbed();
 let built: TestApp;
 
 interface QuarantineRow {
@@ -20,24 +18,21 @@ interface QuarantineRow {
   reasons: { path: string; message: string }[];
 }
 
-beforeAll(async () => {
-  [database, signer] = await Promise.all([createTestDatabase(), generateSigningKeyPair()]);
-});
-afterAll(() => database.drop());
 beforeEach(async () => {
-  await database.query(
-    'TRUNCATE webhook_deliveries, npp_payments, credit_rejections, quarantined_deliveries',
-  );
-  built = buildTestApp({ db: database.db, publicKey: signer.publicKey, secrets: ['Basic s3cret'] });
+  built = buildTestApp({
+    db: bed.database.db,
+    publicKey: bed.signer.publicKey,
+    secrets: ['Basic s3cret'],
+  });
 });
 
 const quarantined = () =>
-  database.query<QuarantineRow>('SELECT * FROM quarantined_deliveries ORDER BY id');
+  bed.database.query<QuarantineRow>('SELECT * FROM quarantined_deliveries ORDER BY id');
 
 async function expectNoDelivery(): Promise<void> {
-  expect(await database.count('webhook_deliveries')).toBe(0);
-  expect(await database.count('npp_payments')).toBe(0);
-  expect(await database.count('credit_rejections')).toBe(0);
+  expect(await bed.database.count('webhook_deliveries')).toBe(0);
+  expect(await bed.database.count('npp_payments')).toBe(0);
+  expect(await bed.database.count('credit_rejections')).toBe(0);
 }
 
 describe('Webhookid (check 5)', () => {
@@ -55,7 +50,7 @@ describe('Webhookid (check 5)', () => {
       const res = await sendDelivery(built.app, {
         body,
         webhookId,
-        signWith: signer.privateKey,
+        signWith: bed.signer.privateKey,
         secret: 'Basic s3cret',
       });
 
@@ -82,7 +77,7 @@ describe('body (check 7)', () => {
   it('when the body is not JSON, then 400, errors say so, and it is quarantined', async () => {
     const res = await sendDelivery(built.app, {
       body: '{"TransactionId": ',
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
       secret: 'Basic s3cret',
     });
     expect(res.status).toBe(400);
@@ -94,7 +89,7 @@ describe('body (check 7)', () => {
   it('when the body is empty, then 400 and it is quarantined', async () => {
     const res = await sendDelivery(built.app, {
       body: '',
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
       secret: 'Basic s3cret',
     });
     expect(res.status).toBe(400);
@@ -112,7 +107,7 @@ describe('body (check 7)', () => {
       const res = await sendDelivery(built.app, {
         body: nppPayment(),
         contentType,
-        signWith: signer.privateKey,
+        signWith: bed.signer.privateKey,
         secret: 'Basic s3cret',
       });
       expect(res.status).toBe(400);
@@ -128,7 +123,7 @@ describe('body (check 7)', () => {
     const res = await sendDelivery(built.app, {
       body: nppPayment(),
       contentType: 'application/json; charset=utf-8',
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
       secret: 'Basic s3cret',
     });
     expect(res.status).toBe(200);
@@ -140,7 +135,7 @@ describe('body (check 7)', () => {
     const res = await sendDelivery(built.app, {
       body,
       webhookId,
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
       secret: 'Basic s3cret',
     });
 
@@ -161,7 +156,7 @@ describe('body (check 7)', () => {
     const res = await sendDelivery(built.app, {
       event: 'InboundDirectCreditRejections',
       body,
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
       secret: 'Basic s3cret',
     });
     expect(res.status).toBe(400);
@@ -174,7 +169,7 @@ describe('body (check 7)', () => {
     const res = await sendDelivery(built.app, {
       event: 'InboundDirectCreditRejections',
       body: rejectionRecord(),
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
       secret: 'Basic s3cret',
     });
     expect(res.status).toBe(400);
@@ -185,7 +180,7 @@ describe('body (check 7)', () => {
     const res = await sendDelivery(built.app, {
       event: 'NppReturn',
       body: 'plain words',
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
       secret: 'Basic s3cret',
     });
     expect(res.status).toBe(400);
@@ -196,7 +191,7 @@ describe('body (check 7)', () => {
     const text = JSON.stringify(nppPayment({ RemitterName: 'a\u0000b' }));
     const res = await sendDelivery(built.app, {
       body: text,
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
       secret: 'Basic s3cret',
     });
     expect(res.status).toBe(400);
@@ -208,7 +203,7 @@ describe('body (check 7)', () => {
     const options = {
       body: '{oops',
       webhookId: freshWebhookId(),
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
       secret: 'Basic s3cret',
     };
     await sendDelivery(built.app, options).expect(400);
@@ -219,7 +214,7 @@ describe('body (check 7)', () => {
   it('when a refused delivery is unauthenticated, then nothing is quarantined', async () => {
     await sendDelivery(built.app, {
       body: '{oops',
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
       secret: 'Basic wrong',
     }).expect(401);
     await sendDelivery(built.app, { body: '{oops', secret: 'Basic s3cret' }).expect(401);
@@ -231,7 +226,7 @@ describe('body (check 7)', () => {
     await sendDelivery(built.app, {
       body: '[]',
       webhookId,
-      signWith: signer.privateKey,
+      signWith: bed.signer.privateKey,
       secret: 'Basic s3cret',
     }).expect(400);
     expect(built.logs.find((line) => line.outcome === 'quarantined')).toMatchObject({
