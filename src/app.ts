@@ -6,6 +6,8 @@ import type { SigningKeySource } from './verification/key-source.ts';
 import { createSecretMatcher } from './verification/secrets.ts';
 import { errorHandler, notFound } from './http/errors.ts';
 import { healthRouter } from './http/health-routes.ts';
+import { metricsRouter, requestMetrics } from './http/observability.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
 import { requestContext } from './http/request-context.ts';
 import { webhookRouter } from './http/webhook-route.ts';
 
@@ -15,6 +17,10 @@ export interface AppDeps {
     readonly webhookSecrets: readonly string[];
     /** Express `trust proxy` setting: which forwarded-for hops to believe. */
     readonly trustProxy?: boolean | number | string;
+    /** Deliveries processed at once; beyond it a quick 503. Default 256. */
+    readonly maxInFlightDeliveries?: number;
+    /** Serve GET /metrics on this app (false when a separate metrics port serves it). Default true. */
+    readonly exposeMetrics?: boolean;
   };
   db: Db;
   keys: SigningKeySource;
@@ -22,15 +28,20 @@ export interface AppDeps {
   clock: { now(): Date };
   /** Readiness turns false at once when shutdown begins; defaults to never. */
   isShuttingDown?: () => boolean;
+  /** Defaults to a fresh registry for this app. */
+  metrics?: Metrics;
 }
 
 /** Builds the whole HTTP app from explicit dependencies; nothing here is global. */
 export function createApp(deps: AppDeps): Express {
+  const metrics = deps.metrics ?? createMetrics();
   const app = express();
   app.set('trust proxy', deps.config.trustProxy ?? false);
   app.set('etag', false);
   app.use(helmet());
   app.use(requestContext(deps.logger));
+  app.use(requestMetrics(metrics));
+  if (deps.config.exposeMetrics ?? true) app.use(metricsRouter(metrics));
 
   app.use(
     healthRouter({
@@ -46,6 +57,8 @@ export function createApp(deps: AppDeps): Express {
       secretMatches: createSecretMatcher(deps.config.webhookSecrets),
       now: () => deps.clock.now(),
       bodyLimitBytes: deps.config.bodyLimitBytes,
+      maxInFlight: deps.config.maxInFlightDeliveries ?? 256,
+      metrics,
     }),
   );
 

@@ -31,6 +31,8 @@ const envSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
     .optional(),
   DATABASE_POOL_MAX: integer(1, 1000).default(10),
+  DATABASE_CONNECTION_TIMEOUT_MS: integer(100, 120_000).default(5000),
+  DATABASE_STATEMENT_TIMEOUT_MS: integer(100, 600_000).default(10_000),
   EMBEDDED_POSTGRES_DIR: z.string().trim().min(1).default('.data/postgres'),
   EMBEDDED_POSTGRES_PORT: integer(1, 65_535).default(54329),
   PROVIDER_ENV: z.enum(['sandbox', 'production']).default('production'),
@@ -40,9 +42,17 @@ const envSchema = z.object({
   SIGNING_KEY_FETCH_TIMEOUT_MS: integer(100, 120_000).default(5000),
   SIGNING_KEY_REFRESH_COOLDOWN_MS: integer(0, 86_400_000).default(300_000),
   SIGNING_KEY_RETRY_INTERVAL_MS: integer(0, 3_600_000).default(1000),
+  SIGNING_KEY_REFRESH_INTERVAL_MS: integer(0, 604_800_000).default(3_600_000),
   WEBHOOK_SECRETS: z.string().optional(),
   BODY_LIMIT_BYTES: integer(1024, 64 * MIB).default(4 * MIB),
   TRUST_PROXY: z.string().trim().default('false'),
+  MAX_IN_FLIGHT_DELIVERIES: integer(1, 100_000).default(256),
+  KEEP_ALIVE_TIMEOUT_MS: integer(1000, 3_600_000).default(65_000),
+  HEADERS_TIMEOUT_MS: integer(1000, 3_600_000).default(66_000),
+  REQUEST_TIMEOUT_MS: integer(1000, 3_600_000).default(30_000),
+  SHUTDOWN_TIMEOUT_MS: integer(1000, 600_000).default(15_000),
+  METRICS_PORT: integer(0, 65_535).optional(),
+  CAPTURE_DIR: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -52,6 +62,8 @@ export interface Config {
   /** Unset means: start the embedded Postgres. */
   readonly databaseUrl: string | undefined;
   readonly databasePoolMax: number;
+  readonly databaseConnectionTimeoutMs: number;
+  readonly databaseStatementTimeoutMs: number;
   readonly embeddedPostgres: { readonly dir: string; readonly port: number };
   readonly providerEnv: 'sandbox' | 'production';
   readonly signingKey:
@@ -63,12 +75,25 @@ export interface Config {
         readonly fetchTimeoutMs: number;
         readonly refreshCooldownMs: number;
         readonly retryIntervalMs: number;
+        readonly refreshIntervalMs: number;
       };
   /** Empty means the shared-secret check is skipped. */
   readonly webhookSecrets: readonly string[];
   readonly bodyLimitBytes: number;
   /** Express `trust proxy`: false, true, a hop count, or addresses/subnets of the balancers. */
   readonly trustProxy: boolean | number | string;
+  /** Deliveries being processed at once by this instance; beyond it, a quick 503. */
+  readonly maxInFlightDeliveries: number;
+  readonly server: {
+    readonly keepAliveTimeoutMs: number;
+    readonly headersTimeoutMs: number;
+    readonly requestTimeoutMs: number;
+    readonly shutdownTimeoutMs: number;
+  };
+  /** Serve /metrics on this port only (not through the public listener); unset: on PORT. */
+  readonly metricsPort: number | undefined;
+  /** Write each authenticated delivery here in the captured-fixture format. */
+  readonly captureDir: string | undefined;
   readonly logLevel: string;
 }
 
@@ -99,6 +124,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,
+    databaseConnectionTimeoutMs: e.DATABASE_CONNECTION_TIMEOUT_MS,
+    databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     embeddedPostgres: Object.freeze({
       dir: e.EMBEDDED_POSTGRES_DIR,
       port: e.EMBEDDED_POSTGRES_PORT,
@@ -114,11 +141,21 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
             fetchTimeoutMs: e.SIGNING_KEY_FETCH_TIMEOUT_MS,
             refreshCooldownMs: e.SIGNING_KEY_REFRESH_COOLDOWN_MS,
             retryIntervalMs: e.SIGNING_KEY_RETRY_INTERVAL_MS,
+            refreshIntervalMs: e.SIGNING_KEY_REFRESH_INTERVAL_MS,
           },
     ),
     webhookSecrets: Object.freeze(parseSecrets(e.WEBHOOK_SECRETS)),
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    maxInFlightDeliveries: e.MAX_IN_FLIGHT_DELIVERIES,
+    server: Object.freeze({
+      keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+      headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+      shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    }),
+    metricsPort: e.METRICS_PORT,
+    captureDir: e.CAPTURE_DIR,
     logLevel: e.LOG_LEVEL,
   });
 }

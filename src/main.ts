@@ -1,8 +1,11 @@
 import { fileURLToPath } from 'node:url';
-import type { Server } from 'node:http';
+import express from 'express';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { metricsRouter } from './http/observability.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
+import { listen, shutDownGracefully } from './server.ts';
 import { migrateToLatest } from './storage/migrator.ts';
 import { openDatabase } from './storage/open-database.ts';
 import {
@@ -13,91 +16,95 @@ import {
 import { parsePublicKey } from './verification/public-key.ts';
 
 const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
-const FORCED_EXIT_MS = 15_000;
 
-/** Wiring only: configuration, database, migrations, signing key, listen, shut down. */
+/** Wiring only: configuration, signing key, database, listen, shut down. */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel);
   // A pinned key that does not parse is a configuration fault: refuse before touching the database.
-  const keys = await createKeySource(config, logger);
+  const pinnedKey = await loadPinnedKey(config);
   const database = await openDatabase(config, logger, PROJECT_DIR);
   await migrateToLatest(database.db, logger);
+  const metrics = createMetrics({ pool: database.pool });
+  const keys = createKeySource(config, pinnedKey, logger, metrics);
   await keys.start();
 
   let shuttingDown = false;
   const app = createApp({
-    config,
+    config: { ...config, exposeMetrics: config.metricsPort === undefined },
     db: database.db,
     keys,
     logger,
     clock: { now: () => new Date() },
     isShuttingDown: () => shuttingDown,
+    metrics,
   });
-  const server = app.listen(config.port, config.host, () => {
-    logger.info(
-      {
-        address: server.address(),
-        providerEnv: config.providerEnv,
-        signingKey: config.signingKey.kind === 'fetched' ? config.signingKey.url : 'configured',
-        sharedSecretCheck: config.webhookSecrets.length > 0,
-        embeddedDatabase: config.databaseUrl === undefined,
-      },
-      'receiver listening',
+  const timeouts = config.server;
+  const servers = [await listen(app, { port: config.port, host: config.host, timeouts })];
+  if (config.metricsPort !== undefined) {
+    const metricsApp = express().use(metricsRouter(metrics));
+    servers.push(
+      await listen(metricsApp, { port: config.metricsPort, host: config.host, timeouts }),
     );
-  });
-  setServerTimeouts(server);
+  }
+  logger.info(
+    {
+      addresses: servers.map((server) => server.address()),
+      providerEnv: config.providerEnv,
+      signingKey: config.signingKey.kind === 'fetched' ? config.signingKey.url : 'configured',
+      sharedSecretCheck: config.webhookSecrets.length > 0,
+      embeddedDatabase: config.databaseUrl === undefined,
+    },
+    'receiver listening',
+  );
 
-  const shutdown = (signal: string) => {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    logger.info({ signal }, 'shutting down: finishing in-flight deliveries');
-    setTimeout(() => {
-      logger.error('shutdown took too long; exiting');
-      process.exit(1);
-    }, FORCED_EXIT_MS).unref();
-    server.close(async () => {
+  const plan = {
+    servers,
+    beginShutdown: () => {
+      shuttingDown = true;
+    },
+    release: async () => {
       keys.stop();
       await database.close();
-      logger.info('stopped');
-      process.exit(0);
-    });
-    server.closeIdleConnections();
+    },
+    timeoutMs: config.server.shutdownTimeoutMs,
+    logger,
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
-}
-
-/**
- * Longer keep-alive than a typical load balancer's idle timeout (60 s), so the balancer closes
- * idle connections first and never sends a request down a socket we are closing.
- */
-function setServerTimeouts(server: Server): void {
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 30_000;
-}
-
-async function createKeySource(config: Config, logger: Logger): Promise<SigningKeySource> {
-  const now = () => Date.now();
-  if (config.signingKey.kind === 'configured') {
-    try {
-      return createConfiguredKeySource(await parsePublicKey(config.signingKey.text), now);
-    } catch (error) {
-      throw new ConfigError([
-        `SIGNING_KEY: ${error instanceof Error ? error.message : 'unreadable'}`,
-      ]);
-    }
+  let stopping: Promise<void> | undefined;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      stopping ??= shutDownGracefully(plan, signal);
+    });
   }
-  const { url, allowHttp, fetchTimeoutMs, refreshCooldownMs, retryIntervalMs } = config.signingKey;
+}
+
+async function loadPinnedKey(config: Config) {
+  if (config.signingKey.kind !== 'configured') return undefined;
+  try {
+    return await parsePublicKey(config.signingKey.text);
+  } catch (error) {
+    throw new ConfigError([
+      `SIGNING_KEY: ${error instanceof Error ? error.message : 'unreadable'}`,
+    ]);
+  }
+}
+
+function createKeySource(
+  config: Config,
+  pinnedKey: Awaited<ReturnType<typeof loadPinnedKey>>,
+  logger: Logger,
+  metrics: Metrics,
+): SigningKeySource {
+  const now = () => Date.now();
+  if (config.signingKey.kind === 'configured' && pinnedKey) {
+    return createConfiguredKeySource(pinnedKey, now);
+  }
+  if (config.signingKey.kind !== 'fetched') throw new Error('unreachable: pinned key not loaded');
   return createFetchedKeySource({
-    url,
-    allowHttp,
-    fetchTimeoutMs,
-    refreshCooldownMs,
-    retryIntervalMs,
+    ...config.signingKey,
     now,
     logger,
+    onFetch: (result) => metrics.keyFetches.inc({ result }),
   });
 }
 

@@ -1,5 +1,6 @@
-import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../logger.ts';
+import { closeConnectionAfterAnswer } from './close-after-answer.ts';
 import { sendEnvelope } from './envelope.ts';
 
 export type ReceiverErrorCode =
@@ -45,16 +46,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    if (known?.code === 'payload-too-large') stopReadingAfterAnswer(req, res);
+    if (known?.code === 'payload-too-large') closeConnectionAfterAnswer(req, res);
     sendEnvelope(res, status, known && status < 500 ? known.message : 'Internal error');
   };
-}
-
-/**
- * The rest of an oversized body is never read: the answer says the connection closes, and once
- * it is written the socket goes, instead of Node draining the remaining bytes.
- */
-function stopReadingAfterAnswer(req: Request, res: Response): void {
-  res.setHeader('Connection', 'close');
-  res.on('finish', () => req.socket.destroy());
 }

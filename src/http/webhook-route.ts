@@ -7,6 +7,8 @@ import {
   type DeliveryDeps,
 } from '../delivery/receive-delivery.ts';
 import { sendEnvelope } from './envelope.ts';
+import type { Metrics } from '../metrics.ts';
+import { inFlightLimit } from './in-flight-limit.ts';
 import { rawBody } from './raw-body.ts';
 
 const LOG_LEVEL: Record<DeliveryAnswer['outcome'], 'info' | 'warn' | 'error'> = {
@@ -19,11 +21,14 @@ const LOG_LEVEL: Record<DeliveryAnswer['outcome'], 'info' | 'warn' | 'error'> = 
 };
 
 /** `POST /webhooks/:eventName`: route check, raw body, then the delivery pipeline. */
-export function webhookRouter(deps: DeliveryDeps & { bodyLimitBytes: number }): Router {
+export function webhookRouter(
+  deps: DeliveryDeps & { bodyLimitBytes: number; maxInFlight: number; metrics: Metrics },
+): Router {
   const router = Router();
   router.post(
     '/webhooks/:eventName',
     knownShape,
+    inFlightLimit(deps.maxInFlight, deps.metrics),
     rawBody(deps.bodyLimitBytes),
     async (req, res) => {
       const name = req.params.eventName as string;
@@ -37,6 +42,7 @@ export function webhookRouter(deps: DeliveryDeps & { bodyLimitBytes: number }): 
         remoteAddress: req.ip ?? null,
       });
       sendEnvelope(res, answer.httpStatus, answer.description, answer.errors);
+      deps.metrics.deliveries.inc({ event: model?.name ?? 'unmodelled', outcome: answer.outcome });
       const log = res.locals.log as Logger;
       log[LOG_LEVEL[answer.outcome]](
         {
@@ -46,6 +52,7 @@ export function webhookRouter(deps: DeliveryDeps & { bodyLimitBytes: number }): 
           status: answer.httpStatus,
           durationMs: Math.round(performance.now() - (res.locals.startedAt as number)),
           bodyBytes: (req.body as Buffer).length,
+          remoteAddress: req.ip,
           ...(answer.error !== undefined && { err: answer.error }),
         },
         answer.outcome === 'error' ? 'delivery NOT stored' : 'delivery',

@@ -103,6 +103,11 @@ export interface DatabaseOptions {
 }
 
 export function createDatabase(options: DatabaseOptions): Db {
+  return createDatabaseWithPool(options).db;
+}
+
+/** The same, also handing back the pool (for its statistics in metrics). */
+export function createDatabaseWithPool(options: DatabaseOptions): { db: Db; pool: pg.Pool } {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolMax,
@@ -117,5 +122,5 @@ export function createDatabase(options: DatabaseOptions): Db {
   });
   // Without a listener, an idle client losing its connection would crash the process.
   pool.on('error', (error) => options.onIdleClientError?.(error));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool };
 }

@@ -1,17 +1,26 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { createDatabase, type Db } from './database.ts';
+import type pg from 'pg';
+import { createDatabaseWithPool, type Db } from './database.ts';
 import { resolveEmbeddedDataDir, startEmbeddedPostgres } from './embedded-postgres.ts';
 
 export interface OpenDatabase {
   db: Db;
+  pool: pg.Pool;
   /** Closes the pool, then stops the embedded Postgres if this process started one. */
   close(): Promise<void>;
 }
 
 /** `DATABASE_URL` when set; otherwise a real Postgres embedded under the project folder. */
 export async function openDatabase(
-  config: Pick<Config, 'databaseUrl' | 'databasePoolMax' | 'embeddedPostgres'>,
+  config: Pick<
+    Config,
+    | 'databaseUrl'
+    | 'databasePoolMax'
+    | 'databaseConnectionTimeoutMs'
+    | 'databaseStatementTimeoutMs'
+    | 'embeddedPostgres'
+  >,
   logger: Logger,
   projectDir: string,
 ): Promise<OpenDatabase> {
@@ -33,13 +42,16 @@ export async function openDatabase(
     url = embedded.url;
     stopEmbedded = embedded.stop;
   }
-  const db = createDatabase({
+  const { db, pool } = createDatabaseWithPool({
     url,
     poolMax: config.databasePoolMax,
+    connectionTimeoutMs: config.databaseConnectionTimeoutMs,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
     onIdleClientError: (error) => logger.warn({ err: error }, 'database connection lost'),
   });
   return {
     db,
+    pool,
     close: async () => {
       await db.destroy();
       await stopEmbedded();

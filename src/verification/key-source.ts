@@ -43,7 +43,14 @@ export interface FetchedKeySourceOptions {
   logger: Logger;
   fetchImpl?: typeof fetch;
   maxBytes?: number;
+  /** Refetch this often in the background (0 or absent: only on demand). */
+  refreshIntervalMs?: number;
+  /** Told about every fetch, for metrics. */
+  onFetch?: (result: KeyFetchResult) => void;
 }
+
+/** `fetched`: same key as held; `changed`: a different key replaced it (or the first one came). */
+export type KeyFetchResult = 'fetched' | 'changed' | 'failed';
 
 export function createConfiguredKeySource(key: KeyObject, now: () => number): SigningKeySource {
   const held: SigningKey = {
@@ -72,6 +79,7 @@ export function createFetchedKeySource(options: FetchedKeySourceOptions): Signin
   let held: SigningKey | undefined;
   let inFlight: Promise<SigningKey | undefined> | undefined;
   let lastAttemptAt: number | undefined;
+  let refreshTimer: NodeJS.Timeout | undefined;
 
   /** Single flight: every caller during a fetch shares its promise. Never rejects. */
   function fetchOnce(reason: string): Promise<SigningKey | undefined> {
@@ -93,6 +101,7 @@ export function createFetchedKeySource(options: FetchedKeySourceOptions): Signin
       });
       const fingerprint = keyFingerprint(key);
       const changed = held !== undefined && held.fingerprint !== fingerprint;
+      options.onFetch?.(held?.fingerprint === fingerprint ? 'fetched' : 'changed');
       if (held?.fingerprint !== fingerprint) {
         held = { key, fingerprint, obtainedAt: now(), origin: 'fetched' };
       }
@@ -101,6 +110,7 @@ export function createFetchedKeySource(options: FetchedKeySourceOptions): Signin
         changed ? 'signing key fetched: the key has changed' : 'signing key fetched',
       );
     } catch (error) {
+      options.onFetch?.('failed');
       logger.warn(
         {
           url,
@@ -148,7 +158,18 @@ export function createFetchedKeySource(options: FetchedKeySourceOptions): Signin
     refreshAfterFailure,
     start: async () => {
       await fetchOnce('start-up');
+      // A rotation is then noticed even before the first delivery signed with the new key.
+      if (options.refreshIntervalMs && !refreshTimer && !stopper.signal.aborted) {
+        refreshTimer = setInterval(
+          () => void fetchOnce('scheduled refresh'),
+          options.refreshIntervalMs,
+        );
+        refreshTimer.unref();
+      }
     },
-    stop: () => stopper.abort(),
+    stop: () => {
+      clearInterval(refreshTimer);
+      stopper.abort();
+    },
   };
 }

@@ -1,0 +1,73 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { DeliveryOutcome } from './delivery/receive-delivery.ts';
+import type { KeyFetchResult } from './verification/key-source.ts';
+
+/** What an operator alerts on. One registry per app: nothing here is global. */
+export interface Metrics {
+  registry: Registry;
+  /** Label `event` is a modelled event's name or "unmodelled", so a URL cannot mint labels. */
+  deliveries: Counter<'event' | 'outcome'>;
+  requestDuration: Histogram<'route' | 'status'>;
+  keyFetches: Counter<'result'>;
+  inFlightDeliveries: Gauge;
+}
+
+export type CountedOutcome = DeliveryOutcome | 'overloaded';
+
+export interface PoolStats {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+export function createMetrics(options: { pool?: PoolStats } = {}): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const metrics: Metrics = {
+    registry,
+    deliveries: new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Deliveries answered, by event and outcome (stored, duplicate, quarantined, unauthorised, no-signing-key, overloaded, error).',
+      labelNames: ['event', 'outcome'],
+      registers: [registry],
+    }),
+    requestDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time from request start to the answer being written.',
+      labelNames: ['route', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    keyFetches: new Counter({
+      name: 'signing_key_fetches_total',
+      help: 'Fetches of the platform signing key: fetched (unchanged), changed (new key), failed.',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+    inFlightDeliveries: new Gauge({
+      name: 'webhook_deliveries_in_flight',
+      help: 'Deliveries being processed by this instance now.',
+      registers: [registry],
+    }),
+  };
+  const pool = options.pool;
+  if (pool) {
+    const gauge = (name: string, help: string, read: (p: PoolStats) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.set(read(pool));
+        },
+      });
+    gauge('db_pool_connections', 'Connections open in the pool.', (p) => p.totalCount);
+    gauge('db_pool_idle_connections', 'Open connections not in use.', (p) => p.idleCount);
+    gauge('db_pool_waiting_requests', 'Queries waiting for a connection.', (p) => p.waitingCount);
+  }
+  // Pre-create the series an alert looks for, so "no errors yet" reads 0 rather than absent.
+  for (const result of ['fetched', 'changed', 'failed'] satisfies KeyFetchResult[]) {
+    metrics.keyFetches.inc({ result }, 0);
+  }
+  return metrics;
+}

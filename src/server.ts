@@ -1,0 +1,71 @@
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import type { Config } from './config.ts';
+import type { Logger } from './logger.ts';
+
+export type ServerTimeouts = Config['server'];
+
+/**
+ * Listens with explicit timeouts. Keep-alive is longer than a typical load balancer's idle
+ * timeout (60 s) so the balancer closes idle connections first and never sends a request down a
+ * socket we are closing; the request timeout bounds slow (slowloris) senders.
+ */
+export function listen(
+  app: Express,
+  options: { port: number; host: string; timeouts: ServerTimeouts },
+): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(options.port, options.host);
+    server.keepAliveTimeout = options.timeouts.keepAliveTimeoutMs;
+    server.headersTimeout = options.timeouts.headersTimeoutMs;
+    server.requestTimeout = options.timeouts.requestTimeoutMs;
+    server.once('listening', () => resolve(server));
+    server.once('error', reject);
+  });
+}
+
+export interface ShutdownPlan {
+  servers: Server[];
+  /** Called first, at once: readiness starts failing. */
+  beginShutdown: () => void;
+  /** Called after every server has finished its in-flight requests. */
+  release: () => Promise<void>;
+  timeoutMs: number;
+  logger: Logger;
+  exit?: (code: number) => void;
+}
+
+/**
+ * Graceful shutdown: readiness fails at once, servers stop accepting and finish in-flight
+ * requests, then resources are released and the process exits. A forced exit bounds it.
+ */
+export function shutDownGracefully(plan: ShutdownPlan, signal: string): Promise<void> {
+  const exit = plan.exit ?? ((code: number) => process.exit(code));
+  plan.beginShutdown();
+  plan.logger.info({ signal }, 'shutting down: finishing in-flight deliveries');
+  setTimeout(() => {
+    plan.logger.error({ timeoutMs: plan.timeoutMs }, 'shutdown took too long; exiting');
+    exit(1);
+  }, plan.timeoutMs).unref();
+
+  const closed = plan.servers.map(
+    (server) =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Idle keep-alive connections would otherwise hold the server open until they time out.
+        server.closeIdleConnections();
+      }),
+  );
+  return Promise.all(closed)
+    .then(plan.release)
+    .then(
+      () => {
+        plan.logger.info('stopped');
+        exit(0);
+      },
+      (error: unknown) => {
+        plan.logger.error({ err: error }, 'shutdown failed');
+        exit(1);
+      },
+    );
+}
