@@ -15,8 +15,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     // Null only when the body holds text Postgres cannot keep in jsonb (NUL, lone surrogates);
     // raw_body always has the exact bytes.
     .addColumn('payload', 'jsonb')
-    .addColumn('typed_rows_inserted', 'integer', (c) => c.notNull())
-    .addColumn('typed_rows_already_stored', 'integer', (c) => c.notNull())
     .addColumn('content_type', 'text')
     .addColumn('headers', 'jsonb', (c) => c.notNull())
     .addColumn('request_id', 'text')

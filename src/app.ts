@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Logger } from './logger.ts';
 import type { Db } from './storage/database.ts';
+import { createBatchingStore } from './storage/delivery-batcher.ts';
 import type { SigningKeySource } from './verification/key-source.ts';
 import { createSecretMatcher } from './verification/secrets.ts';
 import { errorHandler, notFound } from './http/errors.ts';
@@ -21,6 +22,9 @@ export interface AppDeps {
     readonly maxInFlightDeliveries?: number;
     /** Serve GET /metrics on this app (false when a separate metrics port serves it). Default true. */
     readonly exposeMetrics?: boolean;
+    /** Group commit: statements in flight at once, and deliveries per statement. */
+    readonly writeConcurrency?: number;
+    readonly writeBatchMax?: number;
   };
   db: Db;
   keys: SigningKeySource;
@@ -53,6 +57,11 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     webhookRouter({
       db: deps.db,
+      store: createBatchingStore(deps.db, {
+        concurrency: deps.config.writeConcurrency ?? 4,
+        maxBatchSize: deps.config.writeBatchMax ?? 100,
+        onBatch: (size) => metrics.writeBatchSize.observe(size),
+      }),
       keys: deps.keys,
       secretMatches: createSecretMatcher(deps.config.webhookSecrets),
       now: () => deps.clock.now(),

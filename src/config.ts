@@ -33,6 +33,8 @@ const envSchema = z.object({
   DATABASE_POOL_MAX: integer(1, 1000).default(10),
   DATABASE_CONNECTION_TIMEOUT_MS: integer(100, 120_000).default(5000),
   DATABASE_STATEMENT_TIMEOUT_MS: integer(100, 600_000).default(10_000),
+  WRITE_CONCURRENCY: integer(1, 1000).default(4),
+  WRITE_BATCH_MAX: integer(1, 10_000).default(100),
   EMBEDDED_POSTGRES_DIR: z.string().trim().min(1).default('.data/postgres'),
   EMBEDDED_POSTGRES_PORT: integer(1, 65_535).default(54329),
   PROVIDER_ENV: z.enum(['sandbox', 'production']).default('production'),
@@ -64,6 +66,9 @@ export interface Config {
   readonly databasePoolMax: number;
   readonly databaseConnectionTimeoutMs: number;
   readonly databaseStatementTimeoutMs: number;
+  /** Group commit: statements writing deliveries at once, and the most deliveries in one. */
+  readonly writeConcurrency: number;
+  readonly writeBatchMax: number;
   readonly embeddedPostgres: { readonly dir: string; readonly port: number };
   readonly providerEnv: 'sandbox' | 'production';
   readonly signingKey:
@@ -126,6 +131,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     databasePoolMax: e.DATABASE_POOL_MAX,
     databaseConnectionTimeoutMs: e.DATABASE_CONNECTION_TIMEOUT_MS,
     databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+    writeConcurrency: e.WRITE_CONCURRENCY,
+    writeBatchMax: e.WRITE_BATCH_MAX,
     embeddedPostgres: Object.freeze({
       dir: e.EMBEDDED_POSTGRES_DIR,
       port: e.EMBEDDED_POSTGRES_PORT,

@@ -10,6 +10,7 @@ export interface Metrics {
   requestDuration: Histogram<'route' | 'status'>;
   keyFetches: Counter<'result'>;
   inFlightDeliveries: Gauge;
+  writeBatchSize: Histogram;
 }
 
 export type CountedOutcome = DeliveryOutcome | 'overloaded';
@@ -42,6 +43,12 @@ export function createMetrics(options: { pool?: PoolStats } = {}): Metrics {
       name: 'signing_key_fetches_total',
       help: 'Fetches of the platform signing key: fetched (unchanged), changed (new key), failed.',
       labelNames: ['result'],
+      registers: [registry],
+    }),
+    writeBatchSize: new Histogram({
+      name: 'webhook_write_batch_size',
+      help: 'Deliveries per database statement (group commit): 1 at low load, more under load.',
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128],
       registers: [registry],
     }),
     inFlightDeliveries: new Gauge({

@@ -2,11 +2,8 @@ import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { EventModel, FieldProblem } from '../events/types.ts';
 import type { Db } from '../storage/database.ts';
-import {
-  findStoredDelivery,
-  storeDelivery,
-  type StoredDeliveryRef,
-} from '../storage/deliveries-repository.ts';
+import { findStoredDelivery, type StoredDeliveryRef } from '../storage/deliveries-repository.ts';
+import type { DeliveryStore } from '../storage/delivery-batcher.ts';
 import { quarantineDelivery } from '../storage/quarantine-repository.ts';
 import type { SigningKeySource } from '../verification/key-source.ts';
 import { checkSignature } from '../verification/verify-delivery.ts';
@@ -16,6 +13,8 @@ import { parseWebhookId } from './webhook-id.ts';
 
 export interface DeliveryDeps {
   db: Db;
+  /** Writes accepted deliveries (batched with concurrent ones into one statement). */
+  store: DeliveryStore;
   keys: SigningKeySource;
   /** True when the presented Authorisation value matches a configured secret (or none is set). */
   secretMatches: (presented: string | undefined) => boolean;
@@ -121,13 +120,16 @@ export async function receiveDelivery(
       return quarantined(body.problems, { ...ids, quarantineRowWritten: kept });
     }
 
-    // 6 + 8. Store once, in one transaction.
-    const result = await storeDelivery(
-      deps.db,
-      { ...common, webhookId: webhookId.value, payloadJson: body.payloadJson },
-      body.typed,
-    );
-    if (result.outcome === 'duplicate') return duplicate(ids, bodySha256, result.existing);
+    // 6 + 8. Store once: delivery and typed rows in one statement, one commit.
+    const result = await deps.store.store({
+      delivery: { ...common, webhookId: webhookId.value, payloadJson: body.payloadJson },
+      typed: body.typed,
+    });
+    if (!result.inserted) {
+      // Only for the log line: which stored delivery this one repeats.
+      const existing = await findStoredDelivery(deps.db, webhookId.value, bodySha256);
+      return duplicate(ids, bodySha256, existing);
+    }
     return {
       httpStatus: 200,
       outcome: 'stored',

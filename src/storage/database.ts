@@ -17,8 +17,6 @@ export interface WebhookDeliveriesTable {
   body_sha256: string;
   raw_body: Buffer;
   payload: ColumnType<unknown, string | null, never>;
-  typed_rows_inserted: number;
-  typed_rows_already_stored: number;
   content_type: string | null;
   headers: ColumnType<Record<string, string>, string, never>;
   request_id: string | null;

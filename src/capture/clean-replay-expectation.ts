@@ -1,0 +1,62 @@
+import { decodeBody } from '../delivery/decode-body.ts';
+import { findEventModel } from '../events/registry.ts';
+import type { TypedRows } from '../events/types.ts';
+import type { ExpectedAnswer, RowTable } from './expected-answer.ts';
+
+const NO_ROWS: Record<RowTable, number> = {
+  webhook_deliveries: 0,
+  npp_payments: 0,
+  credit_rejections: 0,
+  quarantined_deliveries: 0,
+};
+
+export interface ObservedDelivery {
+  eventName: string;
+  rawBody: Buffer;
+  /** As recorded: lower-case names. */
+  headers: Record<string, string>;
+  outcome: 'stored' | 'duplicate' | 'quarantined';
+  errorPaths?: readonly string[];
+}
+
+/**
+ * A file's `expected` is the answer to the delivery replayed alone into empty tables. A live
+ * answer can differ: a live `duplicate` is `stored` on a clean replay, and a `stored` delivery
+ * whose typed rows another delivery already carried writes them all. So a stored or duplicate
+ * delivery is judged again by the receiver's own body check, and its rows counted from that.
+ */
+export function cleanReplayExpectation(observed: ObservedDelivery): ExpectedAnswer {
+  if (observed.outcome === 'quarantined') {
+    return quarantined(observed.errorPaths);
+  }
+  const model = findEventModel(observed.eventName);
+  const decoded = decodeBody(observed.rawBody, observed.headers['content-type'], model);
+  if (!decoded.ok) return quarantined(decoded.problems.map((problem) => problem.path));
+  return {
+    status: 200,
+    outcome: 'stored',
+    modelled: model !== undefined,
+    rows: { ...NO_ROWS, webhook_deliveries: 1, ...typedRowCounts(decoded.typed) },
+  };
+}
+
+function quarantined(errorPaths: readonly string[] | undefined): ExpectedAnswer {
+  return {
+    status: 400,
+    outcome: 'quarantined',
+    ...(errorPaths !== undefined && { errorPaths: [...errorPaths] }),
+    rows: { ...NO_ROWS, quarantined_deliveries: 1 },
+  };
+}
+
+/** Rows a clean replay writes: a rejection id repeated within one batch is stored once. */
+function typedRowCounts(typed: TypedRows): Partial<Record<RowTable, number>> {
+  switch (typed.kind) {
+    case 'npp-payment':
+      return { npp_payments: 1 };
+    case 'credit-rejections':
+      return { credit_rejections: new Set(typed.rows.map((row) => row.rejectionId)).size };
+    case 'unmodelled':
+      return {};
+  }
+}
