@@ -483,3 +483,42 @@ describe('createConfiguredKeySource', () => {
     source.stop();
   });
 });
+
+describe('createFetchedKeySource: background refresh and reporting', () => {
+  it('when a refresh interval is set, then a rotated key is picked up without any delivery failing', async () => {
+    const server = await startKeyServer(serveHex(publicKeyAsProviderHex(keyA.publicKey)));
+    const results: string[] = [];
+    const { source } = createSource(server.url, {
+      refreshIntervalMs: 40,
+      onFetch: (result) => results.push(result),
+    });
+    await source.start();
+    server.respond = serveHex(publicKeyAsProviderHex(keyB.publicKey));
+
+    const deadline = Date.now() + 3000;
+    while (source.current()?.fingerprint !== fingerprintOf(keyB) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(source.current()?.fingerprint).toBe(fingerprintOf(keyB));
+    expect(results[0]).toBe('changed'); // the first key
+    expect(results.filter((result) => result === 'changed').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('when stopped, then no background refresh runs any more', async () => {
+    const server = await startKeyServer(serveHex(publicKeyAsProviderHex(keyA.publicKey)));
+    const { source } = createSource(server.url, { refreshIntervalMs: 20 });
+    await source.start();
+    source.stop();
+    const before = server.requests.length;
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(server.requests.length).toBe(before);
+  });
+
+  it('when a fetch fails, then onFetch is told so', async () => {
+    const server = await startKeyServer((_req, res) => res.writeHead(500).end());
+    const results: string[] = [];
+    const { source } = createSource(server.url, { onFetch: (result) => results.push(result) });
+    await source.start();
+    expect(results).toEqual(['failed']);
+  });
+});

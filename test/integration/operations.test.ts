@@ -1,0 +1,209 @@
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createMetrics } from '../../src/metrics.ts';
+import { listen, shutDownGracefully } from '../../src/server.ts';
+import { createDatabaseWithPool } from '../../src/storage/database.ts';
+import { createConfiguredKeySource } from '../../src/verification/key-source.ts';
+import { bodyBytes, freshWebhookId, sendDelivery } from '../support/deliveries.ts';
+import { nppPayment } from '../support/sample-bodies.ts';
+import { signBody } from '../support/signing.ts';
+import { buildTestApp } from '../support/test-app.ts';
+import { useTestbed } from '../support/testbed.ts';
+
+const bed = useTestbed();
+const TIMEOUTS = {
+  keepAliveTimeoutMs: 5000,
+  headersTimeoutMs: 5000,
+  requestTimeoutMs: 5000,
+  shutdownTimeoutMs: 5000,
+};
+
+/** Opens a raw connection and sends a delivery's headers and all but the last byte of its body. */
+async function startSlowDelivery(port: number, webhookId: string) {
+  const body = bodyBytes(nppPayment());
+  const socket = connect(port, '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  let answer = '';
+  socket.on('data', (chunk) => (answer += chunk.toString()));
+  socket.write(
+    [
+      'POST /webhooks/NPPReceivePayment HTTP/1.1',
+      'Host: 127.0.0.1',
+      'Content-Type: application/json',
+      `Content-Length: ${body.length}`,
+      `Webhookid: ${webhookId}`,
+      `Verification-Signature: ${signBody(body, bed.signer.privateKey)}`,
+      '',
+      '',
+    ].join('\r\n'),
+  );
+  socket.write(body.subarray(0, -1));
+  return {
+    finish: () => socket.write(body.subarray(-1)),
+    answer: () => answer,
+    closed: new Promise<void>((resolve) => socket.once('close', () => resolve())),
+    destroy: () => socket.destroy(),
+  };
+}
+
+async function until(predicate: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('metrics', () => {
+  it('when deliveries are answered, then /metrics counts them by event and outcome, with latency, key fetches and pool use', async () => {
+    const { db, pool } = createDatabaseWithPool({ url: bed.database.url, poolMax: 3 });
+    const metrics = createMetrics({ pool });
+    const app = createApp({
+      config: { bodyLimitBytes: 65_536, webhookSecrets: [] },
+      db,
+      keys: createConfiguredKeySource(bed.signer.publicKey, Date.now),
+      logger: createLogger('silent'),
+      clock: { now: () => new Date() },
+      metrics,
+    });
+    const webhookId = freshWebhookId();
+    const body = bodyBytes(nppPayment());
+    await sendDelivery(app, { body, webhookId, signWith: bed.signer.privateKey }).expect(200);
+    await sendDelivery(app, { body, webhookId, signWith: bed.signer.privateKey }).expect(200);
+    await sendDelivery(app, { body: '{', signWith: bed.signer.privateKey }).expect(400);
+    await sendDelivery(app, { event: 'SomeNewEvent', body: '{}' }).expect(401);
+
+    const res = await request(app).get('/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    const text = res.text;
+    expect(text).toContain(
+      'webhook_deliveries_total{event="NPPReceivePayment",outcome="stored"} 1',
+    );
+    expect(text).toContain(
+      'webhook_deliveries_total{event="NPPReceivePayment",outcome="duplicate"} 1',
+    );
+    expect(text).toContain(
+      'webhook_deliveries_total{event="NPPReceivePayment",outcome="quarantined"} 1',
+    );
+    // An event name from the URL never becomes a label of its own.
+    expect(text).toContain('webhook_deliveries_total{event="unmodelled",outcome="unauthorised"} 1');
+    expect(text).not.toContain('SomeNewEvent');
+    expect(text).toMatch(/http_request_duration_seconds_count\{route="webhook",status="200"\} 2/);
+    expect(text).toContain('signing_key_fetches_total{result="failed"} 0');
+    expect(text).toMatch(/db_pool_connections \d+/);
+    expect(text).toMatch(/webhook_write_batch_size_count \d+/);
+    await db.destroy();
+  });
+
+  it('when metrics are served on a separate port, then the public app does not expose them', async () => {
+    const { app } = buildTestApp({ db: bed.database.db, publicKey: bed.signer.publicKey });
+    expect((await request(app).get('/metrics')).status).toBe(200);
+    const hidden = createApp({
+      config: { bodyLimitBytes: 1024, webhookSecrets: [], exposeMetrics: false },
+      db: bed.database.db,
+      keys: createConfiguredKeySource(bed.signer.publicKey, Date.now),
+      logger: createLogger('silent'),
+      clock: { now: () => new Date() },
+    });
+    expect((await request(hidden).get('/metrics')).status).toBe(404);
+  });
+});
+
+describe('overload', () => {
+  it('when more deliveries are in flight than allowed, then the extra one gets a quick 503 and is not stored; later ones are served', async () => {
+    const app = createApp({
+      config: { bodyLimitBytes: 65_536, webhookSecrets: [], maxInFlightDeliveries: 1 },
+      db: bed.database.db,
+      keys: createConfiguredKeySource(bed.signer.publicKey, Date.now),
+      logger: createLogger('silent'),
+      clock: { now: () => new Date() },
+    });
+    const server = await listen(app, { port: 0, host: '127.0.0.1', timeouts: TIMEOUTS });
+    const { port } = server.address() as AddressInfo;
+    try {
+      const slow = await startSlowDelivery(port, freshWebhookId());
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the slow one holds the only slot
+
+      const res = await fetch(`http://127.0.0.1:${port}/webhooks/NPPReceivePayment`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Webhookid: '77' },
+        body: '{}',
+      });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect((await res.json()).status).toBe('ServiceUnavailable');
+
+      slow.finish();
+      await until(() => slow.answer().includes('\r\n\r\n'), 'the slow delivery to be answered');
+      expect(slow.answer()).toMatch(/^HTTP\/1.1 200/);
+      slow.destroy();
+      const rows = await bed.database.query<{ webhook_id: string }>(
+        'SELECT webhook_id FROM webhook_deliveries',
+      );
+      expect(rows.map((row) => row.webhook_id)).not.toContain('77');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('when SIGTERM arrives mid-delivery, then readiness fails at once, new connections are refused, the delivery commits, then the pool closes and the process exits 0', async () => {
+    let shuttingDown = false;
+    const app = createApp({
+      config: { bodyLimitBytes: 65_536, webhookSecrets: [] },
+      db: bed.database.db,
+      keys: createConfiguredKeySource(bed.signer.publicKey, Date.now),
+      logger: createLogger('silent'),
+      clock: { now: () => new Date() },
+      isShuttingDown: () => shuttingDown,
+    });
+    const server = await listen(app, { port: 0, host: '127.0.0.1', timeouts: TIMEOUTS });
+    const { port } = server.address() as AddressInfo;
+    const webhookId = freshWebhookId();
+    const slow = await startSlowDelivery(port, webhookId);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const events: string[] = [];
+    let exitCode: number | undefined;
+    const done = shutDownGracefully(
+      {
+        servers: [server],
+        beginShutdown: () => {
+          shuttingDown = true;
+          events.push('not ready');
+        },
+        release: async () => {
+          events.push('released');
+        },
+        timeoutMs: 5000,
+        logger: createLogger('silent'),
+        exit: (code) => {
+          exitCode = code;
+        },
+      },
+      'SIGTERM',
+    );
+
+    expect(events).toEqual(['not ready']);
+    expect((await request(app).get('/readyz')).status).toBe(503);
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+
+    slow.finish();
+    await done;
+    expect(slow.answer()).toMatch(/^HTTP\/1.1 200/);
+    expect(events).toEqual(['not ready', 'released']);
+    expect(exitCode).toBe(0);
+    const rows = await bed.database.query(
+      'SELECT webhook_id FROM webhook_deliveries WHERE webhook_id = $1',
+      [webhookId],
+    );
+    expect(rows).toHaveLength(1);
+  });
+});
