@@ -207,3 +207,49 @@ describe('graceful shutdown', () => {
     expect(rows).toHaveLength(1);
   });
 });
+
+describe('behind a proxy', () => {
+  it('when TRUST_PROXY trusts the balancer, then the forwarded client address is logged and stored', async () => {
+    const built = buildTestApp({
+      db: bed.database.db,
+      publicKey: bed.signer.publicKey,
+      trustProxy: 'loopback',
+    });
+    await sendDelivery(built.app, {
+      body: nppPayment(),
+      signWith: bed.signer.privateKey,
+      headers: { 'X-Forwarded-For': '203.0.113.9' },
+    }).expect(200);
+    expect(built.logs.find((line) => line.outcome === 'stored')).toMatchObject({
+      remoteAddress: '203.0.113.9',
+    });
+    const [row] = await bed.database.query('SELECT remote_address FROM webhook_deliveries');
+    expect(row).toEqual({ remote_address: '203.0.113.9' });
+  });
+
+  it('when the proxy is not trusted, then a forged X-Forwarded-For is ignored', async () => {
+    const built = buildTestApp({ db: bed.database.db, publicKey: bed.signer.publicKey });
+    await sendDelivery(built.app, {
+      body: nppPayment(),
+      signWith: bed.signer.privateKey,
+      headers: { 'X-Forwarded-For': '203.0.113.9' },
+    }).expect(200);
+    expect(built.logs.find((line) => line.outcome === 'stored')?.remoteAddress).not.toBe(
+      '203.0.113.9',
+    );
+  });
+
+  it('when no usable X-Request-Id is sent, then one is generated, echoed and on the log line', async () => {
+    const built = buildTestApp({ db: bed.database.db, publicKey: bed.signer.publicKey });
+    for (const offered of [undefined, 'bad id with spaces', 'x'.repeat(200)]) {
+      const res = await sendDelivery(built.app, {
+        body: nppPayment(),
+        signWith: bed.signer.privateKey,
+        headers: offered === undefined ? {} : { 'X-Request-Id': offered },
+      });
+      const id = res.headers['x-request-id'];
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(built.logs.at(-1)?.requestId).toBe(id);
+    }
+  });
+});

@@ -23,6 +23,7 @@ export interface TestAppOptions {
   keys?: SigningKeySource;
   secrets?: string[];
   bodyLimitBytes?: number;
+  trustProxy?: boolean | number | string;
   now?: () => Date;
 }
 
@@ -43,6 +44,7 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     config: {
       bodyLimitBytes: options.bodyLimitBytes ?? 4 * 1024 * 1024,
       webhookSecrets: options.secrets ?? [],
+      trustProxy: options.trustProxy ?? false,
     },
     db: options.db,
     keys,
