@@ -53,6 +53,7 @@ const envSchema = z.object({
   HEADERS_TIMEOUT_MS: integer(1000, 3_600_000).default(66_000),
   REQUEST_TIMEOUT_MS: integer(1000, 3_600_000).default(30_000),
   SHUTDOWN_TIMEOUT_MS: integer(1000, 600_000).default(15_000),
+  SHUTDOWN_DRAIN_DELAY_MS: integer(0, 600_000).default(0),
   METRICS_PORT: integer(0, 65_535).optional(),
   CAPTURE_DIR: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -94,6 +95,8 @@ export interface Config {
     readonly headersTimeoutMs: number;
     readonly requestTimeoutMs: number;
     readonly shutdownTimeoutMs: number;
+    /** After readiness fails, keep serving this long before closing the listener. */
+    readonly shutdownDrainDelayMs: number;
   };
   /** Serve /metrics on this port only (not through the public listener); unset: on PORT. */
   readonly metricsPort: number | undefined;
@@ -160,6 +163,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
       shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+      shutdownDrainDelayMs: e.SHUTDOWN_DRAIN_DELAY_MS,
     }),
     metricsPort: e.METRICS_PORT,
     captureDir: e.CAPTURE_DIR,

@@ -67,7 +67,8 @@ async function main(): Promise<void> {
       keys.stop();
       await database.close();
     },
-    timeoutMs: config.server.shutdownTimeoutMs,
+    timeoutMs: config.server.shutdownTimeoutMs + config.server.shutdownDrainDelayMs,
+    drainDelayMs: config.server.shutdownDrainDelayMs,
     logger,
   };
   let stopping: Promise<void> | undefined;

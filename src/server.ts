@@ -3,7 +3,10 @@ import type { Express } from 'express';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
 
-export type ServerTimeouts = Config['server'];
+export type ServerTimeouts = Pick<
+  Config['server'],
+  'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestTimeoutMs'
+>;
 
 /**
  * Listens with explicit timeouts. Keep-alive is longer than a typical load balancer's idle
@@ -31,6 +34,11 @@ export interface ShutdownPlan {
   /** Called after every server has finished its in-flight requests. */
   release: () => Promise<void>;
   timeoutMs: number;
+  /**
+   * Keep accepting this long after readiness starts failing, so a balancer that does not retry
+   * (it only notices at its next health check) stops sending before the listener closes.
+   */
+  drainDelayMs?: number;
   logger: Logger;
   exit?: (code: number) => void;
 }
@@ -48,15 +56,20 @@ export function shutDownGracefully(plan: ShutdownPlan, signal: string): Promise<
     exit(1);
   }, plan.timeoutMs).unref();
 
-  const closed = plan.servers.map(
-    (server) =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Idle keep-alive connections would otherwise hold the server open until they time out.
-        server.closeIdleConnections();
-      }),
-  );
-  return Promise.all(closed)
+  const drained = new Promise((resolve) => setTimeout(resolve, plan.drainDelayMs ?? 0));
+  const closeAll = () =>
+    Promise.all(
+      plan.servers.map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            // Idle keep-alive connections would otherwise hold the server open until they time out.
+            server.closeIdleConnections();
+          }),
+      ),
+    );
+  return drained
+    .then(closeAll)
     .then(plan.release)
     .then(
       () => {

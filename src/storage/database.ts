@@ -120,5 +120,9 @@ export function createDatabaseWithPool(options: DatabaseOptions): { db: Db; pool
   });
   // Without a listener, an idle client losing its connection would crash the process.
   pool.on('error', (error) => options.onIdleClientError?.(error));
+  // pg-pool listens only on idle clients. A checked-out client whose socket dies mid-query
+  // emits 'error' too; unheard, that would crash every instance during a database outage.
+  // The query in flight already fails with the same error (and its delivery gets a 500).
+  pool.on('connect', (client) => client.on('error', () => {}));
   return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool };
 }

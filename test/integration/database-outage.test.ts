@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { createDatabase, type Db } from '../../src/storage/database.ts';
@@ -90,5 +91,45 @@ describe('database outage', () => {
       proxy.restore();
     }
     expect(await database.count('quarantined_deliveries')).toBe(0);
+  });
+});
+
+describe('database outage with connections checked out', () => {
+  it('when a connection dies while checked out between queries, then the process does not crash and the next query just fails', async () => {
+    await db.connection().execute(async (connection) => {
+      proxy.cut();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await expect(sql`select 1`.execute(connection)).rejects.toThrow();
+    });
+    proxy.restore();
+    await sendDelivery(built.app, { body: nppPayment(), signWith: signer.privateKey }).expect(200);
+  });
+
+  it('when the database connection dies while deliveries are being written, then they answer 500 or 200, the process survives, and retries store them', async () => {
+    const deliveries = Array.from({ length: 30 }, () => ({
+      webhookId: freshWebhookId(),
+      body: nppPayment(),
+    }));
+    const answers = deliveries.map((delivery) =>
+      sendDelivery(built.app, { ...delivery, signWith: signer.privateKey }).then(
+        (res) => res.status,
+      ),
+    );
+    // Cut while the first writes are in flight (not between requests).
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    proxy.cut();
+    const statuses = await Promise.all(answers);
+    proxy.restore();
+
+    expect(statuses.every((status) => status === 200 || status === 500)).toBe(true);
+    expect(statuses).toContain(500);
+    for (const delivery of deliveries) {
+      await sendDelivery(built.app, { ...delivery, signWith: signer.privateKey }).expect(200);
+    }
+    const stored = await database.query<{ n: string }>(
+      `SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ANY($1::bigint[])`,
+      [deliveries.map((delivery) => delivery.webhookId)],
+    );
+    expect(Number(stored[0]?.n)).toBe(30);
   });
 });

@@ -136,7 +136,7 @@ describe('overload', () => {
       });
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('1');
-      expect((await res.json()).status).toBe('ServiceUnavailable');
+      expect(((await res.json()) as { status: string }).status).toBe('ServiceUnavailable');
 
       slow.finish();
       await until(() => slow.answer().includes('\r\n\r\n'), 'the slow delivery to be answered');
