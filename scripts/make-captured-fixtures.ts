@@ -14,6 +14,12 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { bodyField } from '../src/capture/capture-body.ts';
+import {
+  serialiseCapturedDelivery,
+  type CapturedDelivery,
+} from '../src/capture/captured-delivery.ts';
+import type { ExpectedAnswer, RowTable } from '../src/capture/expected-answer.ts';
 import { publicKeyAsProviderHex, signBody } from '../test/support/signing.ts';
 
 const CAPTURED_DIR = new URL('../test/fixtures/captured/', import.meta.url);
@@ -28,15 +34,8 @@ const PUBLIC_KEY_FILE = new URL(
 const CAPTURED_AT = '2026-11-22T01:00:00.000Z';
 const JSON_UTF8 = 'application/json; charset=utf-8';
 
-type Table = 'webhook_deliveries' | 'npp_payments' | 'credit_rejections' | 'quarantined_deliveries';
-
-interface Expected {
-  status: 200 | 400 | 401;
-  outcome: 'stored' | 'quarantined' | 'unauthorised';
-  modelled?: boolean;
-  errorPaths?: string[];
-  rows: Record<Table, number>;
-}
+type Table = RowTable;
+type Expected = ExpectedAnswer;
 
 interface Case {
   /** The file name, without `.json`. */
@@ -403,7 +402,7 @@ function main(): void {
   let written = 0;
   for (const testCase of CASES) {
     const file = new URL(`${testCase.name}.json`, CAPTURED_DIR);
-    const text = fileText(capturedDelivery(testCase, privateKey, publicKeyHex));
+    const text = serialiseCapturedDelivery(capturedDelivery(testCase, privateKey, publicKeyHex));
     if (existsSync(file) && readFileSync(file, 'utf8') === text) continue;
     writeFileSync(file, text);
     written += 1;
@@ -414,7 +413,7 @@ function main(): void {
   );
 }
 
-function capturedDelivery(c: Case, privateKey: KeyObject, publicKeyHex: string) {
+function capturedDelivery(c: Case, privateKey: KeyObject, publicKeyHex: string): CapturedDelivery {
   const bytes = Buffer.isBuffer(c.body) ? c.body : Buffer.from(c.body, 'utf8');
   const signature = signBody(c.signedBody ?? bytes, privateKey);
   const webhookId = c.webhookId === undefined ? webhookIdFor(c.name) : c.webhookId;
@@ -422,7 +421,7 @@ function capturedDelivery(c: Case, privateKey: KeyObject, publicKeyHex: string) 
   if (webhookId !== null) headers.webhookid = webhookId;
   headers['verification-signature'] = c.foldSignature ? foldSignature(signature) : signature;
   return {
-    formatVersion: 1,
+    formatVersion: 1 as const,
     description: c.description,
     source: 'synthetic',
     capturedAt: CAPTURED_AT,
@@ -432,14 +431,6 @@ function capturedDelivery(c: Case, privateKey: KeyObject, publicKeyHex: string) 
     publicKey: publicKeyHex,
     expected: c.expected,
   };
-}
-
-/** `body` when the bytes are UTF-8 that round-trips exactly, else `bodyBase64`; never both. */
-function bodyField(bytes: Buffer): { body: string } | { bodyBase64: string } {
-  const text = bytes.toString('utf8');
-  return Buffer.from(text, 'utf8').equals(bytes)
-    ? { body: text }
-    : { bodyBase64: bytes.toString('base64') };
 }
 
 /**
@@ -455,19 +446,6 @@ function foldSignature(signature: string): string {
 function webhookIdFor(name: string): string {
   const hash = BigInt(`0x${createHash('sha256').update(name).digest('hex').slice(0, 15)}`);
   return (100_000_000_000_000n + (hash % 900_000_000_000_000n)).toString();
-}
-
-/**
- * Two-space JSON and a final newline. Characters that are invisible in an editor (the BOM,
- * zero-width and bidi marks, C1 controls, line/paragraph separators) are written as \uXXXX so
- * a reader sees them; the parsed value is the same either way.
- */
-function fileText(value: unknown): string {
-  const json = JSON.stringify(value, null, 2).replace(
-    /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/g,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-  return `${json}\n`;
 }
 
 function removeStaleSyntheticFiles(current: Set<string>): string[] {

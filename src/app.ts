@@ -1,4 +1,5 @@
 import express, { type Express } from 'express';
+import type { Capture } from './capture/capture-writer.ts';
 import helmet from 'helmet';
 import type { Logger } from './logger.ts';
 import type { Db } from './storage/database.ts';
@@ -34,6 +35,8 @@ export interface AppDeps {
   isShuttingDown?: () => boolean;
   /** Defaults to a fresh registry for this app. */
   metrics?: Metrics;
+  /** Keeps each authenticated delivery as a fixture file (CAPTURE_DIR). */
+  capture?: (capture: Capture) => Promise<void>;
 }
 
 /** Builds the whole HTTP app from explicit dependencies; nothing here is global. */
@@ -68,6 +71,7 @@ export function createApp(deps: AppDeps): Express {
       bodyLimitBytes: deps.config.bodyLimitBytes,
       maxInFlight: deps.config.maxInFlightDeliveries ?? 256,
       metrics,
+      capture: deps.capture,
     }),
   );
 

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { createApp } from './app.ts';
+import { createCaptureWriter } from './capture/capture-writer.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { metricsRouter } from './http/observability.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -38,6 +39,9 @@ async function main(): Promise<void> {
     clock: { now: () => new Date() },
     isShuttingDown: () => shuttingDown,
     metrics,
+    ...(config.captureDir && {
+      capture: createCaptureWriter({ dir: config.captureDir, logger, keys }),
+    }),
   });
   const timeouts = config.server;
   const servers = [await listen(app, { port: config.port, host: config.host, timeouts })];

@@ -1,4 +1,5 @@
 import type { Agent } from 'node:http';
+import { parseWebhookId } from '../delivery/webhook-id.ts';
 import { bodyBytes } from './capture-body.ts';
 import type { LoadedCapture } from './capture-files.ts';
 import type { CapturedDelivery } from './captured-delivery.ts';
@@ -10,7 +11,10 @@ export interface ReplayOptions {
   url: string;
   /** Sent as `Authorisation`: files never hold the shared secret. */
   secret?: string;
-  /** Replaces each file's Webhookid (when it has one), e.g. to get past deduplication on id. */
+  /**
+   * Replaces each file's well-formed Webhookid, e.g. to get past deduplication on id. A missing
+   * or malformed one is kept: it is what such a file is about.
+   */
   newWebhookId?: () => string;
   timeoutMs?: number;
   agent?: Agent;
@@ -87,7 +91,7 @@ export function deliveryUrl(base: string, eventName: string): URL {
 
 function replayHeaders(delivery: CapturedDelivery, options: ReplayOptions): Record<string, string> {
   const headers = { ...delivery.headers };
-  if (options.newWebhookId && headers.webhookid !== undefined) {
+  if (options.newWebhookId && parseWebhookId(headers.webhookid).ok) {
     headers.webhookid = options.newWebhookId();
   }
   if (options.secret !== undefined) headers.authorisation = options.secret;

@@ -7,6 +7,7 @@ import {
   type DeliveryDeps,
 } from '../delivery/receive-delivery.ts';
 import { sendEnvelope } from './envelope.ts';
+import type { Capture } from '../capture/capture-writer.ts';
 import type { Metrics } from '../metrics.ts';
 import { inFlightLimit } from './in-flight-limit.ts';
 import { rawBody } from './raw-body.ts';
@@ -22,7 +23,13 @@ const LOG_LEVEL: Record<DeliveryAnswer['outcome'], 'info' | 'warn' | 'error'> = 
 
 /** `POST /webhooks/:eventName`: route check, raw body, then the delivery pipeline. */
 export function webhookRouter(
-  deps: DeliveryDeps & { bodyLimitBytes: number; maxInFlight: number; metrics: Metrics },
+  deps: DeliveryDeps & {
+    bodyLimitBytes: number;
+    maxInFlight: number;
+    metrics: Metrics;
+    /** Set with CAPTURE_DIR: keeps each authenticated delivery as a fixture file. */
+    capture?: ((capture: Capture) => Promise<void>) | undefined;
+  },
 ): Router {
   const router = Router();
   router.post(
@@ -43,6 +50,15 @@ export function webhookRouter(
       });
       sendEnvelope(res, answer.httpStatus, answer.description, answer.errors);
       deps.metrics.deliveries.inc({ event: model?.name ?? 'unmodelled', outcome: answer.outcome });
+      // After the answer: capture never delays or changes it (the writer never throws).
+      void deps.capture?.({
+        eventName: name,
+        rawBody: req.body as Buffer,
+        headers: req.headers,
+        httpStatus: answer.httpStatus,
+        outcome: answer.outcome,
+        ...(answer.errors && { errorPaths: answer.errors.map((error) => error.path) }),
+      });
       const log = res.locals.log as Logger;
       log[LOG_LEVEL[answer.outcome]](
         {

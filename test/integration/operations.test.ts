@@ -1,8 +1,12 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
+import { createCaptureWriter } from '../../src/capture/capture-writer.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createMetrics } from '../../src/metrics.ts';
 import { listen, shutDownGracefully } from '../../src/server.ts';
@@ -250,6 +254,48 @@ describe('behind a proxy', () => {
       const id = res.headers['x-request-id'];
       expect(id).toMatch(/^[0-9a-f-]{36}$/);
       expect(built.logs.at(-1)?.requestId).toBe(id);
+    }
+  });
+});
+
+describe('capture', () => {
+  it('when capture is on, then each authenticated delivery is written as a fixture file, and unauthenticated ones are not', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'capture-'));
+    try {
+      const keys = createConfiguredKeySource(bed.signer.publicKey, Date.now);
+      const app = createApp({
+        config: { bodyLimitBytes: 65_536, webhookSecrets: ['Basic c2VjcmV0'] },
+        db: bed.database.db,
+        keys,
+        logger: createLogger('silent'),
+        clock: { now: () => new Date() },
+        capture: createCaptureWriter({ dir, logger: createLogger('silent'), keys }),
+      });
+      const secret = 'Basic c2VjcmV0';
+      await sendDelivery(app, {
+        body: nppPayment(),
+        signWith: bed.signer.privateKey,
+        secret,
+      }).expect(200);
+      await sendDelivery(app, { body: '{', signWith: bed.signer.privateKey, secret }).expect(400);
+      await sendDelivery(app, {
+        body: nppPayment(),
+        signWith: bed.signer.privateKey,
+        secret: 'x',
+      }).expect(401);
+
+      await until(() => readdirSync(dir).length >= 2, 'capture files');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const files = readdirSync(dir).map((file) => readFileSync(path.join(dir, file), 'utf8'));
+      expect(files).toHaveLength(2);
+      expect(
+        files
+          .map((text) => (JSON.parse(text) as { expected: { status: number } }).expected.status)
+          .sort(),
+      ).toEqual([200, 400]);
+      expect(files.join('\n')).not.toContain('c2VjcmV0');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
