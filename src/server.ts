@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
@@ -16,9 +16,9 @@ export type ServerTimeouts = Pick<
 export function listen(
   app: Express,
   options: { port: number; host: string; timeouts: ServerTimeouts },
-): Promise<Server> {
+): Promise<ReceiverServer> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(options.port, options.host);
+    const server = withKeepAliveControl(app.listen(options.port, options.host));
     server.keepAliveTimeout = options.timeouts.keepAliveTimeoutMs;
     server.headersTimeout = options.timeouts.headersTimeoutMs;
     server.requestTimeout = options.timeouts.requestTimeoutMs;
@@ -27,8 +27,29 @@ export function listen(
   });
 }
 
+/** A server whose keep-alive connections can be told to end after their current answer. */
+export type ReceiverServer = Server & { endKeepAlive(): void };
+
+function withKeepAliveControl(server: Server): ReceiverServer {
+  const unanswered = new Set<ServerResponse>();
+  let ending = false;
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    if (ending) res.shouldKeepAlive = false;
+    unanswered.add(res);
+    res.once('close', () => unanswered.delete(res));
+  });
+  return Object.assign(server, {
+    endKeepAlive() {
+      ending = true;
+      // Node consults shouldKeepAlive when it writes the headers: answers not yet started
+      // will say `Connection: close` and end their connection.
+      for (const res of unanswered) if (!res.headersSent) res.shouldKeepAlive = false;
+    },
+  });
+}
+
 export interface ShutdownPlan {
-  servers: Server[];
+  servers: ReceiverServer[];
   /** Called first, at once: readiness starts failing. */
   beginShutdown: () => void;
   /** Called after every server has finished its in-flight requests. */
@@ -57,17 +78,7 @@ export function shutDownGracefully(plan: ShutdownPlan, signal: string): Promise<
   }, plan.timeoutMs).unref();
 
   const drained = new Promise((resolve) => setTimeout(resolve, plan.drainDelayMs ?? 0));
-  const closeAll = () =>
-    Promise.all(
-      plan.servers.map(
-        (server) =>
-          new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            // Idle keep-alive connections would otherwise hold the server open until they time out.
-            server.closeIdleConnections();
-          }),
-      ),
-    );
+  const closeAll = () => Promise.all(plan.servers.map((server) => closeServer(server)));
   return drained
     .then(closeAll)
     .then(plan.release)
@@ -81,4 +92,22 @@ export function shutDownGracefully(plan: ShutdownPlan, signal: string): Promise<
         exit(1);
       },
     );
+}
+
+/**
+ * Stops accepting, and ends keep-alive connections: a balancer holding keep-alive connections
+ * to us would otherwise keep sending on them and the server would never finish closing. Every
+ * answer from now on says `Connection: close`; idle connections are closed as they appear.
+ */
+function closeServer(server: ReceiverServer): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.endKeepAlive();
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    sweep.unref();
+    server.close(() => {
+      clearInterval(sweep);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }

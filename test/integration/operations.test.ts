@@ -48,6 +48,7 @@ async function startSlowDelivery(port: number, webhookId: string) {
   socket.write(body.subarray(0, -1));
   return {
     finish: () => socket.write(body.subarray(-1)),
+    send: (text: string) => socket.write(text),
     answer: () => answer,
     closed: new Promise<void>((resolve) => socket.once('close', () => resolve())),
     destroy: () => socket.destroy(),
@@ -201,6 +202,7 @@ describe('graceful shutdown', () => {
 
     slow.finish();
     await done;
+    await until(() => slow.answer().includes('\r\n\r\n'), 'the answer to arrive');
     expect(slow.answer()).toMatch(/^HTTP\/1.1 200/);
     expect(events).toEqual(['not ready', 'released']);
     expect(exitCode).toBe(0);
@@ -209,6 +211,44 @@ describe('graceful shutdown', () => {
       [webhookId],
     );
     expect(rows).toHaveLength(1);
+  });
+  it('when a balancer keeps sending on a kept-alive connection after SIGTERM, then it is answered with Connection: close and shutdown still completes', async () => {
+    const app = createApp({
+      config: { bodyLimitBytes: 65_536, webhookSecrets: [] },
+      db: bed.database.db,
+      keys: createConfiguredKeySource(bed.signer.publicKey, Date.now),
+      logger: createLogger('silent'),
+      clock: { now: () => new Date() },
+    });
+    const server = await listen(app, { port: 0, host: '127.0.0.1', timeouts: TIMEOUTS });
+    const { port } = server.address() as AddressInfo;
+    // A busy balancer: a delivery is in progress on a kept-alive connection when SIGTERM comes,
+    // and the next request follows on the same connection as soon as the answer arrives.
+    const slow = await startSlowDelivery(port, freshWebhookId());
+    let exitCode: number | undefined;
+    const started = Date.now();
+    const done = shutDownGracefully(
+      {
+        servers: [server],
+        beginShutdown: () => {},
+        release: async () => {},
+        timeoutMs: 3000,
+        logger: createLogger('silent'),
+        exit: (code) => {
+          exitCode ??= code;
+        },
+      },
+      'SIGTERM',
+    );
+    slow.finish();
+    await until(() => slow.answer().includes('Delivery stored'), 'the delivery to be answered');
+    slow.send('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
+    await done;
+    const closeAnswers = (slow.answer().match(/connection: close/gi) ?? []).length;
+    expect(exitCode).toBe(0);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(closeAnswers).toBe(1);
+    slow.destroy();
   });
 });
 
