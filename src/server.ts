@@ -1,7 +1,9 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
+
+const CONNECTIONS_CHECKING_INTERVAL_MS = 1000;
 
 export type ServerTimeouts = Pick<
   Config['server'],
@@ -18,7 +20,12 @@ export function listen(
   options: { port: number; host: string; timeouts: ServerTimeouts },
 ): Promise<ReceiverServer> {
   return new Promise((resolve, reject) => {
-    const server = withKeepAliveControl(app.listen(options.port, options.host));
+    // Node checks the header and request timeouts only every connectionsCheckingInterval
+    // (30 s by default); a slow sender must be cut close to the timeout, not up to 30 s late.
+    const server = withKeepAliveControl(
+      createServer({ connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS }, app),
+    );
+    server.listen(options.port, options.host);
     server.keepAliveTimeout = options.timeouts.keepAliveTimeoutMs;
     server.headersTimeout = options.timeouts.headersTimeoutMs;
     server.requestTimeout = options.timeouts.requestTimeoutMs;

@@ -2,12 +2,14 @@ import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { EventModel, FieldProblem } from '../events/types.ts';
 import type { Db } from '../storage/database.ts';
-import { findStoredDelivery, type StoredDeliveryRef } from '../storage/deliveries-repository.ts';
-import type { DeliveryStore } from '../storage/delivery-batcher.ts';
+import { findStoredDelivery } from '../storage/deliveries-repository.ts';
+import { UnstorableDeliveryError, type DeliveryStore } from '../storage/delivery-batcher.ts';
+import { toPostgresSafeText } from '../storage/postgres-text.ts';
 import { quarantineDelivery } from '../storage/quarantine-repository.ts';
 import type { SigningKeySource } from '../verification/key-source.ts';
 import { checkSignature } from '../verification/verify-delivery.ts';
 import { decodeBody } from './decode-body.ts';
+import { duplicate, quarantined, unauthorised } from './delivery-answers.ts';
 import { storedHeaders } from './stored-headers.ts';
 import { parseWebhookId } from './webhook-id.ts';
 
@@ -74,11 +76,11 @@ export async function receiveDelivery(
       : unauthorised(signature.reason);
   }
 
-  const receivedAt = deps.now();
   const bodySha256 = createHash('sha256').update(rawBody).digest('hex');
+  const webhookIdHeader = header('webhookid');
   const common = {
     eventName: delivery.eventName,
-    receivedAt,
+    receivedAt: deps.now(),
     bodySha256,
     rawBody,
     contentType: header('content-type') ?? null,
@@ -87,20 +89,25 @@ export async function receiveDelivery(
     remoteAddress: delivery.remoteAddress,
     signingKeyFingerprint: signature.key.fingerprint,
   };
-  const webhookIdHeader = header('webhookid');
+  /** Keeps an authenticated delivery we refuse, for an operator, and answers 400. */
+  const quarantine = async (problems: FieldProblem[], webhookId: string | null) => {
+    const kept = await quarantineDelivery(deps.db, {
+      ...common,
+      webhookIdHeader: webhookIdHeader ?? null,
+      webhookId,
+      reasons: problems,
+    });
+    return quarantined(problems, {
+      webhookId: webhookId ?? webhookIdHeader,
+      quarantineRowWritten: kept,
+    });
+  };
 
   try {
     // 5. Webhookid.
     const webhookId = parseWebhookId(webhookIdHeader);
     if (!webhookId.ok) {
-      const problems = [{ path: 'headers.Webhookid', message: webhookId.message }];
-      const kept = await quarantineDelivery(deps.db, {
-        ...common,
-        webhookIdHeader: webhookIdHeader ?? null,
-        webhookId: null,
-        reasons: problems,
-      });
-      return quarantined(problems, { webhookIdHeader, quarantineRowWritten: kept });
+      return await quarantine([{ path: 'headers.Webhookid', message: webhookId.message }], null);
     }
     const ids = { webhookId: webhookId.value };
 
@@ -111,20 +118,25 @@ export async function receiveDelivery(
     if (!body.ok) {
       const existing = await findStoredDelivery(deps.db, webhookId.value, bodySha256);
       if (existing) return duplicate(ids, bodySha256, existing);
-      const kept = await quarantineDelivery(deps.db, {
-        ...common,
-        webhookIdHeader: webhookIdHeader ?? null,
-        webhookId: webhookId.value,
-        reasons: body.problems,
-      });
-      return quarantined(body.problems, { ...ids, quarantineRowWritten: kept });
+      return await quarantine(body.problems, webhookId.value);
     }
 
     // 6 + 8. Store once: delivery and typed rows in one statement, one commit.
-    const result = await deps.store.store({
-      delivery: { ...common, webhookId: webhookId.value, payloadJson: body.payloadJson },
-      typed: body.typed,
-    });
+    let result;
+    try {
+      result = await deps.store.store({
+        delivery: { ...common, webhookId: webhookId.value, payloadJson: body.payloadJson },
+        typed: body.typed,
+      });
+    } catch (error) {
+      if (!(error instanceof UnstorableDeliveryError)) throw error;
+      // A value the database can never hold: retrying would fail the same way, so keep the
+      // delivery for an operator instead of answering 500 and losing it after one retry.
+      return await quarantine(
+        [{ path: '', message: toPostgresSafeText(error.message) }],
+        webhookId.value,
+      );
+    }
     if (!result.inserted) {
       // Only for the log line: which stored delivery this one repeats.
       const existing = await findStoredDelivery(deps.db, webhookId.value, bodySha256);
@@ -139,7 +151,7 @@ export async function receiveDelivery(
         typedRowsInserted: result.typedRowsInserted,
         // Non-zero: another delivery already carried these TransactionIds / rejection ids.
         typedRowsAlreadyStored: result.typedRowsAlreadyStored,
-        payloadStoredAsJson: body.payloadJson !== null,
+        payloadStoredAsJson: body.payloadJson !== null && !result.payloadDropped,
         ...(!body.validUtf8 && { bodyNotUtf8: true }),
       },
     };
@@ -156,37 +168,4 @@ export async function receiveDelivery(
 
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
-}
-
-function unauthorised(reason: string): DeliveryAnswer {
-  return {
-    httpStatus: 401,
-    outcome: 'unauthorised',
-    // Which check failed is for our log, not for whoever is probing the endpoint.
-    description: 'Authorisation or signature check failed',
-    log: { reason },
-  };
-}
-
-function quarantined(problems: FieldProblem[], log: Record<string, unknown>): DeliveryAnswer {
-  return {
-    httpStatus: 400,
-    outcome: 'quarantined',
-    description: 'Delivery refused and kept for review',
-    errors: problems,
-    log: { ...log, problems: problems.length },
-  };
-}
-
-function duplicate(
-  ids: { webhookId: string },
-  bodySha256: string,
-  existing: StoredDeliveryRef | undefined,
-): DeliveryAnswer {
-  // The signature does not cover Webhookid: the same body under a new id is a replay, and the
-  // same id with another body is the sender reusing an id. Both are worth a look in the log.
-  const log: Record<string, unknown> = { ...ids };
-  if (existing && existing.webhookId !== ids.webhookId) log.replayOf = existing.webhookId;
-  if (existing && existing.bodySha256 !== bodySha256) log.sameIdDifferentBody = true;
-  return { httpStatus: 200, outcome: 'duplicate', description: 'Delivery already received', log };
 }

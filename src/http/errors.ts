@@ -36,7 +36,9 @@ export const notFound: RequestHandler = (_req, res) => {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     const known = error instanceof ReceiverError ? error : undefined;
-    const status = known?.status ?? 500;
+    // Express and its parsers raise client errors with a 4xx status (e.g. a path whose
+    // percent-escapes do not decode): those stay 4xx, with a generic description.
+    const status = known?.status ?? clientErrorStatus(error) ?? 500;
     const log = (res.locals.log as Logger | undefined) ?? logger;
     if (status >= 500) log.error({ err: error, path: req.path }, 'request failed');
     else
@@ -47,6 +49,17 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (known?.code === 'payload-too-large') closeConnectionAfterAnswer(req, res);
-    sendEnvelope(res, status, known && status < 500 ? known.message : 'Internal error');
+    const description =
+      known && status < 500 ? known.message : status < 500 ? 'Bad request' : 'Internal error';
+    sendEnvelope(res, status, description);
   };
+}
+
+function clientErrorStatus(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { status, statusCode } = error as { status?: unknown; statusCode?: unknown };
+  const candidate = typeof status === 'number' ? status : statusCode;
+  return typeof candidate === 'number' && candidate >= 400 && candidate < 500
+    ? candidate
+    : undefined;
 }

@@ -45,28 +45,22 @@ export function createBatchingStore(db: Kysely<Database>, options: BatchingOptio
 
   const write = async (batch: Pending[]) => {
     options.onBatch?.(batch.length);
-    try {
-      const outcomes = await storeDeliveries(
-        db,
-        batch.map((pending) => pending.item),
-      );
-      batch.forEach((pending, index) => pending.resolve(outcomes[index] as StoredOutcome));
-    } catch (error) {
-      if (batch.length === 1) {
-        batch[0]?.reject(error);
+    if (batch.length > 1) {
+      try {
+        const outcomes = await storeDeliveries(
+          db,
+          batch.map((pending) => pending.item),
+        );
+        batch.forEach((pending, index) => pending.resolve(outcomes[index] as StoredOutcome));
         return;
+      } catch {
+        // One delivery the database refuses, or a deadlock with another instance's batch, must
+        // not fail its neighbours: each is tried again on its own, and only a faulty one fails.
       }
-      // One delivery the database refuses, or a deadlock with another instance's batch, must not
-      // fail its neighbours: each is tried again on its own, and only a faulty one fails.
-      await Promise.all(
-        batch.map((pending) =>
-          storeDeliveries(db, [pending.item]).then(
-            ([outcome]) => pending.resolve(outcome as StoredOutcome),
-            pending.reject,
-          ),
-        ),
-      );
     }
+    await Promise.all(
+      batch.map((pending) => storeAlone(db, pending.item).then(pending.resolve, pending.reject)),
+    );
   };
 
   return {
@@ -76,4 +70,47 @@ export function createBatchingStore(db: Kysely<Database>, options: BatchingOptio
         pump();
       }),
   };
+}
+
+/** The database refused a value in this delivery (SQLSTATE class 22), even without its payload. */
+export class UnstorableDeliveryError extends Error {
+  constructor(cause: unknown) {
+    super(`the database refused a value in this delivery: ${messageOf(cause)}`, { cause });
+    this.name = 'UnstorableDeliveryError';
+  }
+}
+
+/**
+ * One delivery in a statement of its own. If Postgres refuses a value in the jsonb copy of the
+ * body (a number beyond numeric's range, say), the delivery is stored with its raw bytes only:
+ * a signed delivery is never lost to a 500 that would repeat on the platform's retry.
+ */
+async function storeAlone(db: Kysely<Database>, item: DeliveryToStore): Promise<StoredOutcome> {
+  let failure: unknown;
+  try {
+    return (await storeDeliveries(db, [item]))[0] as StoredOutcome;
+  } catch (error) {
+    if (!isDataException(error)) throw error;
+    failure = error;
+  }
+  if (item.delivery.payloadJson !== null) {
+    try {
+      const withoutPayload = { ...item, delivery: { ...item.delivery, payloadJson: null } };
+      const [outcome] = await storeDeliveries(db, [withoutPayload]);
+      return { ...(outcome as StoredOutcome), payloadDropped: true };
+    } catch (error) {
+      if (!isDataException(error)) throw error;
+      failure = error;
+    }
+  }
+  throw new UnstorableDeliveryError(failure);
+}
+
+function isDataException(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('22');
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -17,6 +17,10 @@ export function isPostgresSafeText(text: string): boolean {
 /** True when every string (keys included) in a parsed JSON value can be stored by Postgres. */
 export function isPostgresSafeValue(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return isPostgresSafeText(value);
+  // JSON.parse turns a number beyond a double's range into Infinity; Postgres' numeric may not
+  // hold it either (from 1e131072). Out-of-range tiny numbers and absurdly long fractions are
+  // caught by the store's fallback, which retries such a delivery without its jsonb payload.
+  if (typeof value === 'number') return Number.isFinite(value);
   if (value === null || typeof value !== 'object') return true;
   if (depth > MAX_DEPTH) return false;
   if (Array.isArray(value)) return value.every((item) => isPostgresSafeValue(item, depth + 1));

@@ -29,6 +29,8 @@ export interface StoredOutcome {
   typedRowsInserted: number;
   /** Typed rows whose business key another delivery already stored. */
   typedRowsAlreadyStored: number;
+  /** Postgres refused the body as jsonb: only raw_body holds it (payload is null). */
+  payloadDropped?: boolean;
 }
 
 /**

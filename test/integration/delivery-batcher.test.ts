@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { TypedRows } from '../../src/events/types.ts';
-import { createBatchingStore } from '../../src/storage/delivery-batcher.ts';
+import {
+  UnstorableDeliveryError,
+  createBatchingStore,
+} from '../../src/storage/delivery-batcher.ts';
 import type { DeliveryToStore } from '../../src/storage/store-deliveries.ts';
 import { freshWebhookId } from '../support/deliveries.ts';
 import { useTestbed } from '../support/testbed.ts';
@@ -117,9 +120,29 @@ describe('group commit', () => {
     expect(await bed.database.count('npp_payments')).toBe(1);
   });
 
-  it('when the database refuses one delivery of a batch, then only that one fails and its neighbours are stored', async () => {
+  it('when the database refuses the jsonb copy of one body in a batch, then it is stored with raw bytes only and its neighbours are unaffected', async () => {
     const store = createBatchingStore(bed.database.db, { concurrency: 1, maxBatchSize: 50 });
-    const poison = item({ payloadJson: '{not json' });
+    const odd = item({ payloadJson: '{not json' });
+    const outcomes = await Promise.all([
+      store.store(item()),
+      store.store(item()),
+      store.store(odd),
+      store.store(item()),
+    ]);
+    expect(outcomes.map((outcome) => outcome.inserted)).toEqual([true, true, true, true]);
+    expect(outcomes[2]?.payloadDropped).toBe(true);
+    const [row] = await bed.database.query(
+      'SELECT payload FROM webhook_deliveries WHERE webhook_id = $1',
+      [odd.delivery.webhookId],
+    );
+    expect(row).toEqual({ payload: null });
+  });
+
+  it('when the database refuses a typed value of one delivery in a batch, then only that one fails, as unstorable, and its neighbours are stored', async () => {
+    const store = createBatchingStore(bed.database.db, { concurrency: 1, maxBatchSize: 50 });
+    const poison = item({ transactionId: 'BAD-DATE' });
+    if (poison.typed.kind === 'npp-payment')
+      poison.typed.rows[0].dateTimeLocal = '2023-02-30 00:00:00';
     const results = await Promise.allSettled([
       store.store(item()),
       store.store(item()),
@@ -132,6 +155,7 @@ describe('group commit', () => {
       'rejected',
       'fulfilled',
     ]);
+    expect((results[2] as PromiseRejectedResult).reason).toBeInstanceOf(UnstorableDeliveryError);
     expect(await bed.database.count('webhook_deliveries')).toBe(3);
   });
 });

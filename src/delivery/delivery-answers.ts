@@ -1,0 +1,41 @@
+import type { FieldProblem } from '../events/types.ts';
+import type { StoredDeliveryRef } from '../storage/deliveries-repository.ts';
+import type { DeliveryAnswer } from './receive-delivery.ts';
+
+/** The answers the pipeline gives besides "stored", with what their log line says. */
+
+export function unauthorised(reason: string): DeliveryAnswer {
+  return {
+    httpStatus: 401,
+    outcome: 'unauthorised',
+    // Which check failed is for our log, not for whoever is probing the endpoint.
+    description: 'Authorisation or signature check failed',
+    log: { reason },
+  };
+}
+
+export function quarantined(
+  problems: FieldProblem[],
+  log: Record<string, unknown>,
+): DeliveryAnswer {
+  return {
+    httpStatus: 400,
+    outcome: 'quarantined',
+    description: 'Delivery refused and kept for review',
+    errors: problems,
+    log: { ...log, problems: problems.length },
+  };
+}
+
+export function duplicate(
+  ids: { webhookId: string },
+  bodySha256: string,
+  existing: StoredDeliveryRef | undefined,
+): DeliveryAnswer {
+  // The signature does not cover Webhookid: the same body under a new id is a replay, and the
+  // same id with another body is the sender reusing an id. Both are worth a look in the log.
+  const log: Record<string, unknown> = { ...ids };
+  if (existing && existing.webhookId !== ids.webhookId) log.replayOf = existing.webhookId;
+  if (existing && existing.bodySha256 !== bodySha256) log.sameIdDifferentBody = true;
+  return { httpStatus: 200, outcome: 'duplicate', description: 'Delivery already received', log };
+}
