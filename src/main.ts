@@ -1,9 +1,9 @@
-import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { createApp } from './app.ts';
 import { createCaptureWriter } from './capture/capture-writer.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { metricsRouter } from './http/observability.ts';
+import { projectDir } from './project-dir.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { listen, shutDownGracefully } from './server.ts';
@@ -16,15 +16,13 @@ import {
 } from './verification/key-source.ts';
 import { parsePublicKey } from './verification/public-key.ts';
 
-const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
-
 /** Wiring only: configuration, signing key, database, listen, shut down. */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel);
   // A pinned key that does not parse is a configuration fault: refuse before touching the database.
   const pinnedKey = await loadPinnedKey(config);
-  const database = await openDatabase(config, logger, PROJECT_DIR);
+  const database = await openDatabase(config, logger, projectDir());
   await migrateToLatest(database.db, logger);
   const metrics = createMetrics({ pool: database.pool });
   const keys = createKeySource(config, pinnedKey, logger, metrics);

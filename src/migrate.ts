@@ -1,5 +1,5 @@
-import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from './config.ts';
+import { projectDir } from './project-dir.ts';
 import { createLogger } from './logger.ts';
 import { migrateToLatest } from './storage/migrator.ts';
 import { openDatabase } from './storage/open-database.ts';
@@ -8,11 +8,7 @@ import { openDatabase } from './storage/open-database.ts';
 async function migrate(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel);
-  const database = await openDatabase(
-    config,
-    logger,
-    fileURLToPath(new URL('..', import.meta.url)),
-  );
+  const database = await openDatabase(config, logger, projectDir());
   try {
     await migrateToLatest(database.db, logger);
     logger.info('database is at the latest migration');

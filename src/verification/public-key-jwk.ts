@@ -1,6 +1,6 @@
 import { createPublicKey } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import jose from 'node-jose';
+import { loadJose } from './load-jose.ts';
 import { KeyFormatError } from './key-format-error.ts';
 
 /** A JWK given as JSON text. Checked by hand first so a private or non-RSA JWK is named as such. */
@@ -41,7 +41,7 @@ export async function publicKeyFromJwk(text: string): Promise<KeyObject> {
     throw new KeyFormatError('malformed', 'signing key JWK lacks the string members "n" and "e"');
   }
   try {
-    const jwk = await jose.JWK.asKey(members, 'json');
+    const jwk = await (await loadJose()).JWK.asKey(members, 'json');
     return createPublicKey(jwk.toPEM(false));
   } catch {
     throw new KeyFormatError('malformed', 'signing key JWK could not be read');

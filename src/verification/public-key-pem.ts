@@ -1,6 +1,6 @@
 import { createPublicKey } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import jose from 'node-jose';
+import { loadJose } from './load-jose.ts';
 import { KeyFormatError } from './key-format-error.ts';
 import { publicKeyFromDer } from './public-key-der.ts';
 
@@ -47,7 +47,9 @@ async function publicKeyFromCertificate(base64Body: string): Promise<KeyObject> 
   // dates and signature are deliberately not checked. node-jose reads the certificate.
   const lines = base64Body.match(/.{1,64}/g) ?? [];
   const pem = `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;
-  const jwk = await jose.JWK.asKey(pem, 'pem').catch(() => {
+  const jwk = await (
+    await loadJose()
+  ).JWK.asKey(pem, 'pem').catch(() => {
     throw new KeyFormatError(
       'malformed',
       'signing key certificate could not be read (or holds neither an RSA nor an EC key)',

@@ -1,0 +1,131 @@
+import { parseArgs } from 'node:util';
+
+export const SERVER_NAMES = ['receiver', 'hand-written', 'bare'] as const;
+export type ServerName = (typeof SERVER_NAMES)[number];
+
+export type Pacing = 'smooth' | 'autocannon';
+
+export interface BenchOptions {
+  readonly rounds: number;
+  /** Seconds of the throughput phase, per server per round. */
+  readonly duration: number;
+  /** Seconds of the fixed-rate latency phase, per server per round. */
+  readonly latencyDuration: number;
+  /** Seconds of unmeasured load per server before round 1 (JIT, pools, caches). */
+  readonly warmup: number;
+  readonly connections: number;
+  /** Offered deliveries per second in the latency phase. */
+  readonly rate: number;
+  readonly pacing: Pacing;
+  readonly only: readonly ServerName[];
+  /** DATABASE_POOL_MAX of the receiver and the hand-written pool's size. */
+  readonly poolMax: number;
+  readonly adminDatabaseUrl: string;
+  readonly writeDocs: boolean;
+  /** Before each phase, wait up to this many seconds for other processes to go quiet. */
+  readonly waitQuiet: number;
+}
+
+export const DEFAULT_ADMIN_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
+
+const USAGE = `npm run bench -- [flags]
+  --rounds=N             alternating rounds (default 3)
+  --duration=S           throughput phase seconds per server per round (default 10)
+  --latency-duration=S   fixed-rate phase seconds per server per round (default 5)
+  --warmup=S             unmeasured warm-up seconds per server (default 3)
+  --connections=N        concurrent connections (default 32)
+  --rate=N               offered deliveries/s in the latency phase (default 1000)
+  --pacing=MODE          smooth (default: evenly spaced sends) or autocannon (its overallRate)
+  --only=A,B             servers: receiver,hand-written,bare (default all three)
+  --pool-max=N           database pool size of receiver and hand-written (default 10)
+  --database-url=URL     admin Postgres URL (default BENCH_DATABASE_URL or ${DEFAULT_ADMIN_DATABASE_URL})
+  --wait-quiet=S         before each phase, wait up to S s for the machine to be idle (default 0)
+  --no-docs              do not rewrite docs/benchmark.md and README.md`;
+
+export class UsageError extends Error {
+  constructor(problem: string) {
+    super(`${problem}\n\n${USAGE}`);
+    this.name = 'UsageError';
+  }
+}
+
+export function parseOptions(
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+): BenchOptions | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      options: {
+        rounds: { type: 'string' },
+        duration: { type: 'string' },
+        'latency-duration': { type: 'string' },
+        warmup: { type: 'string' },
+        connections: { type: 'string' },
+        rate: { type: 'string' },
+        pacing: { type: 'string' },
+        only: { type: 'string' },
+        'pool-max': { type: 'string' },
+        'database-url': { type: 'string' },
+        'no-docs': { type: 'boolean' },
+        'wait-quiet': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const v = parsed.values;
+  if (v.help) return 'help';
+  const pacing = v.pacing ?? 'smooth';
+  if (pacing !== 'smooth' && pacing !== 'autocannon') {
+    throw new UsageError(`--pacing must be smooth or autocannon, not ${pacing}`);
+  }
+  return {
+    rounds: integer('rounds', v.rounds, 3, 1, 50),
+    duration: integer('duration', v.duration, 10, 1, 600),
+    latencyDuration: integer('latency-duration', v['latency-duration'], 5, 1, 600),
+    warmup: integer('warmup', v.warmup, 3, 0, 600),
+    connections: integer('connections', v.connections, 32, 1, 1000),
+    rate: integer('rate', v.rate, 1000, 1, 100_000),
+    pacing,
+    only: parseOnly(v.only),
+    poolMax: integer('pool-max', v['pool-max'], 10, 1, 90),
+    adminDatabaseUrl: v['database-url'] ?? env.BENCH_DATABASE_URL ?? DEFAULT_ADMIN_DATABASE_URL,
+    writeDocs: !v['no-docs'],
+    waitQuiet: integer('wait-quiet', v['wait-quiet'], 0, 0, 600),
+  };
+}
+
+export { USAGE };
+
+function integer(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, not ${raw}`);
+  }
+  return value;
+}
+
+function parseOnly(raw: string | undefined): ServerName[] {
+  if (raw === undefined) return [...SERVER_NAMES];
+  const names = raw
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const unknown = names.filter((name) => !(SERVER_NAMES as readonly string[]).includes(name));
+  if (unknown.length > 0 || names.length === 0) {
+    throw new UsageError(`--only takes ${SERVER_NAMES.join(', ')}; got ${raw}`);
+  }
+  // Keep the canonical order so rounds always alternate the same way.
+  return SERVER_NAMES.filter((name) => names.includes(name));
+}

@@ -1,0 +1,33 @@
+import type { PhaseRecord } from './rounds.ts';
+
+/** One line per measured phase, printed as the run goes. */
+
+export function describePhase(record: PhaseRecord | undefined): string {
+  if (!record) return '';
+  const { load } = record;
+  const failures = load.non2xx + load.errors + load.timeouts;
+  const answered200 = load.statusCounts['200'] ?? 0;
+  const stored =
+    record.rowsStored === undefined
+      ? ''
+      : `, rows ${record.rowsStored}${record.rowsStored === answered200 ? ' = 200s' : ` != 200s ${answered200}`}`;
+  const head = `round ${record.round} ${record.server.padEnd(12)} ${record.phase.padEnd(10)}`;
+  const { cpu } = load;
+  const core = (seconds: number) => `${Math.round((100 * seconds) / load.elapsedSeconds)}%`;
+  const other = Math.max(0, cpu.machine - cpu.server - cpu.postgres - cpu.generator);
+  return (
+    `${head} ${Math.round(load.okPerSecond)}/s in ${load.elapsedSeconds.toFixed(1)} s` +
+    `${record.endedEarly ? ' (pre-signed deliveries ran out)' : ''}${describeWait(record)}, ` +
+    `p50 ${load.latencyMs.p50.toFixed(2)} ms, p99 ${load.latencyMs.p99.toFixed(2)} ms, ` +
+    `failures ${failures}${stored}; CPU server ${core(cpu.server)} pg ${core(cpu.postgres)} ` +
+    `generator ${core(cpu.generator)} other ${core(other)}`
+  );
+}
+
+function describeWait({ quietWait }: PhaseRecord): string {
+  if (!quietWait) return '';
+  const waited = `${quietWait.waitedSeconds.toFixed(1)} s`;
+  return quietWait.quiet
+    ? ` (after ${waited} waiting for quiet)`
+    : ` (machine still ${Math.round(quietWait.busyPercent)}% busy after ${waited})`;
+}

@@ -1,0 +1,187 @@
+import type { MachineFacts } from './machine.ts';
+import type { BenchOptions } from './options.ts';
+import type { PostgresFacts } from './postgres.ts';
+import type { Check, ServerSummary, Summary } from './summary.ts';
+import { TARGETS } from './summary.ts';
+
+/** The results as markdown: the full section for docs/benchmark.md and a short one for README. */
+
+export interface ReportInput {
+  finishedAt: Date;
+  machine: MachineFacts;
+  code: { commit: string; uncommittedChanges: boolean };
+  postgres: PostgresFacts;
+  options: BenchOptions;
+  summary: Summary;
+}
+
+const int = (value: number) => Math.round(value).toLocaleString('en-US');
+const ms = (value: number) => value.toFixed(2);
+const mb = (bytes: number | undefined) => (bytes === undefined ? '-' : (bytes / 1e6).toFixed(1));
+const times = (value: number | undefined) => (value === undefined ? '-' : `${value.toFixed(2)}x`);
+const RESULT = { pass: 'PASS', fail: 'FAIL', 'n/a': 'n/a' } as const;
+
+function table(header: string[], rows: string[][], alignRightFrom = 1): string {
+  const align = header.map((_, i) => (i >= alignRightFrom ? '---:' : '---'));
+  return [header, align, ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+}
+
+export function describeRun(input: ReportInput): string {
+  const { machine, postgres, options, code } = input;
+  const pg = postgres.settings;
+  const changes = code.uncommittedChanges ? ' plus uncommitted changes' : '';
+  return (
+    `_${input.finishedAt.toISOString()}, receiver at ${code.commit}${changes}: ` +
+    `\`npm run bench\` with ${options.rounds} alternating ` +
+    `rounds; throughput phases of ~${options.duration} s at ${options.connections} connections; ` +
+    `latency phases of ${options.latencyDuration} s at ${int(options.rate)}/s (${options.pacing} ` +
+    `pacing); medians over rounds. ${machine.cpus} x ${machine.cpuModel}, ` +
+    `${(machine.memoryBytes / 1e9).toFixed(1)} GB, Node ${machine.node}; before the run the ` +
+    `machine was ${Math.round(machine.busyPercentBeforeRun)}% busy (of ${machine.cpus * 100}%), ` +
+    `load average ${machine.loadAverageAtStart.toFixed(2)}; Postgres ${postgres.version} ` +
+    `(synchronous_commit=${pg.synchronous_commit ?? '?'}, fsync=${pg.fsync ?? '?'}), ` +
+    `database pool ${options.poolMax} per server._`
+  );
+}
+
+export function throughputChart(servers: readonly ServerSummary[], width = 40): string {
+  const top = Math.max(...servers.map((s) => s.throughput.median), 1);
+  const label = Math.max(...servers.map((s) => s.server.length));
+  const lines = servers.map((s) => {
+    const filled = Math.round((s.throughput.median / top) * width);
+    const bar = '#'.repeat(filled) + '.'.repeat(width - filled);
+    return `${s.server.padEnd(label)}  ${bar}  ${int(s.throughput.median)}/s`;
+  });
+  return ['```text', ...lines, '```'].join('\n');
+}
+
+function checksTable(checks: readonly Check[]): string {
+  return table(
+    ['check', 'target', 'measured', 'result'],
+    checks.map((c) => [c.label, c.target, c.actual, RESULT[c.status]]),
+    4,
+  );
+}
+
+export function renderFull(input: ReportInput): string {
+  const { summary, options } = input;
+  const s = summary.servers;
+  const sections = [
+    describeRun(input),
+    `**Throughput** (deliveries answered 200 per second, closed loop, ${options.connections} ` +
+      `connections; CPU in % of one core, ${input.machine.cpus * 100}% = every core busy)`,
+    table(
+      ['server', 'median', 'min', 'max', 'CPU: server', 'Postgres', 'load generator', 'other'],
+      s.map((x) => [
+        x.server,
+        int(x.throughput.median),
+        int(x.throughput.min),
+        int(x.throughput.max),
+        `${Math.round(x.cpuPercent.server)}%`,
+        `${Math.round(x.cpuPercent.postgres)}%`,
+        `${Math.round(x.cpuPercent.generator)}%`,
+        `${Math.max(0, Math.round(x.cpuPercent.other))}%`,
+      ]),
+    ),
+    throughputChart(s),
+    `Receiver / hand-written: **${times(summary.ratios.receiverOverHandWritten)}** ` +
+      `(target >= ${TARGETS.overHandWritten}x). Receiver / bare: ` +
+      `**${times(summary.ratios.receiverOverBare)}** (target >= ${TARGETS.overBare}x).`,
+    '**CPU per delivery** (ms of CPU per 200 in the throughput phases, median; what a delivery costs, whoever else shares the machine)',
+    table(
+      ['server', 'server process', 'Postgres', 'total'],
+      s.map((x) => [
+        x.server,
+        ms(x.cpuMsPerDelivery.server),
+        ms(x.cpuMsPerDelivery.postgres),
+        ms(x.cpuMsPerDelivery.server + x.cpuMsPerDelivery.postgres),
+      ]),
+    ),
+    `**Latency at ${int(options.rate)} deliveries/s** (ms, ${
+      options.pacing === 'smooth'
+        ? "from each request's scheduled send time, evenly spaced sends"
+        : "from each request's send, autocannon's per-second bursts"
+    }; median of the rounds' percentiles)`,
+    table(
+      ['server', 'p50', 'p99', 'max', 'achieved rate'],
+      s.map((x) => [
+        x.server,
+        ms(x.latency.p50),
+        ms(x.latency.p99),
+        ms(x.latency.max),
+        `${int(x.latency.achievedPerSecond)}/s`,
+      ]),
+    ),
+    '**Errors** (all measured phases)',
+    table(
+      ['server', 'non-2xx', 'socket errors', 'timeouts', 'deliveries sent twice'],
+      s.map((x) => [
+        x.server,
+        int(x.failures.non2xx),
+        int(x.failures.errors),
+        int(x.failures.timeouts),
+        int(x.failures.reusedDeliveries),
+      ]),
+    ),
+    '**Memory** (MB = 10^6 bytes; includes the tsx loader, which all three servers run under)',
+    table(
+      ['server', 'RSS after start', 'peak RSS (VmHWM)'],
+      s.map((x) => [x.server, mb(x.memory?.startRssBytes), mb(x.memory?.peakRssBytes)]),
+    ),
+    '**Stored rows vs 200s** (counted in the database after every phase)',
+    table(
+      ['server', '200s answered', 'rows stored', 'equal in every phase'],
+      s
+        .filter((x) => x.rowsMatch !== undefined)
+        .map((x) => [
+          x.server,
+          int(x.answered200),
+          int(x.rowsStored ?? 0),
+          x.rowsMatch ? 'yes' : 'NO',
+        ]),
+    ),
+    noiseNote(summary),
+    `**Targets**: ${summary.passed ? 'all met' : 'not all met'}`,
+    checksTable(summary.checks),
+  ];
+  return sections.join('\n\n');
+}
+
+function noiseNote(summary: Summary): string {
+  const other = Math.round(summary.interference.medianOtherPercent);
+  return summary.interference.noisy
+    ? `**Noisy run**: other processes on the machine used a median ${other}% of a core during ` +
+        'the measured phases (column "other" above). The servers shared the CPUs with them, ' +
+        'unevenly: treat the ratios as rough (CPU per delivery is steadier), and rerun on a quiet ' +
+        'machine or with --wait-quiet.'
+    : `Quiet run: other processes used a median ${other}% of a core during the measured phases.`;
+}
+
+/** The few lines README.md carries; the full tables live in docs/benchmark.md. */
+export function renderCompact(input: ReportInput): string {
+  const { summary, options } = input;
+  return [
+    describeRun(input),
+    table(
+      [
+        'server',
+        `deliveries/s (${options.connections} conn.)`,
+        `p99 at ${int(options.rate)}/s`,
+        'peak RSS',
+        'errors',
+      ],
+      summary.servers.map((x) => [
+        x.server,
+        int(x.throughput.median),
+        `${ms(x.latency.p99)} ms`,
+        `${mb(x.memory?.peakRssBytes)} MB`,
+        int(x.failures.non2xx + x.failures.errors + x.failures.timeouts),
+      ]),
+    ),
+    (summary.interference.noisy ? 'Noisy run (the machine was shared). ' : '') +
+      `Receiver / hand-written ${times(summary.ratios.receiverOverHandWritten)}, receiver / bare ` +
+      `${times(summary.ratios.receiverOverBare)}. Targets ${summary.passed ? 'met' : 'not all met'}: ` +
+      summary.checks.map((c) => `${c.label} ${RESULT[c.status]}`).join('; ') +
+      '. Method and full tables: [docs/benchmark.md](docs/benchmark.md).',
+  ].join('\n\n');
+}

@@ -1,0 +1,122 @@
+import type { KeyObject } from 'node:crypto';
+import { join } from 'node:path';
+import type { Cleanup } from './cleanup.ts';
+import type { ServerName } from './options.ts';
+import {
+  createBenchDatabase,
+  databaseUrl,
+  dropBenchDatabase,
+  openStoreProbe,
+  withClient,
+  type StoreProbe,
+} from './postgres.ts';
+import { freePort, startServer, type RunningServer } from './server-process.ts';
+
+/** The three servers under test, each started the way it would run in production. */
+
+export interface BenchServer {
+  readonly name: ServerName;
+  readonly process: RunningServer;
+  /** Servers that store deliveries: their database and where to count them. */
+  readonly store?: {
+    readonly database: string;
+    readonly probe: StoreProbe;
+    readonly table: string;
+  };
+}
+
+export interface LaunchContext {
+  projectDir: string;
+  logDir: string;
+  adminUrl: string;
+  poolMax: number;
+  publicKey: KeyObject;
+  secret: string;
+  cleanup: Cleanup;
+}
+
+/** Only what a server needs: a developer's shell (METRICS_PORT, CAPTURE_DIR, ...) must not leak in. */
+function baseEnv(): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/tmp',
+    NODE_ENV: 'production',
+  };
+}
+
+export async function launchServer(name: ServerName, ctx: LaunchContext): Promise<BenchServer> {
+  const port = await freePort();
+  const files = {
+    stdoutFile: join(ctx.logDir, `${name}.stdout.log`),
+    stderrFile: join(ctx.logDir, `${name}.stderr.log`),
+  };
+  const env = { ...baseEnv(), PORT: String(port) };
+
+  if (name === 'bare') {
+    const server = await start(ctx, {
+      script: 'scripts/bench/servers/bare-echo.ts',
+      env,
+      port,
+      readyPath: '/healthz',
+      ...files,
+    });
+    return { name, process: server };
+  }
+
+  const database = await createBenchDatabase(ctx.adminUrl, name);
+  ctx.cleanup.add(`drop database ${database}`, () => dropBenchDatabase(ctx.adminUrl, database));
+  const url = databaseUrl(ctx.adminUrl, database);
+
+  if (name === 'receiver') {
+    const server = await start(ctx, {
+      script: 'src/main.ts',
+      env: {
+        ...env,
+        HOST: '127.0.0.1',
+        DATABASE_URL: url,
+        DATABASE_POOL_MAX: String(ctx.poolMax),
+        // Hex DER PKCS#1, exactly what the platform's key endpoint serves.
+        SIGNING_KEY: ctx.publicKey.export({ type: 'pkcs1', format: 'der' }).toString('hex'),
+        WEBHOOK_SECRETS: ctx.secret,
+        LOG_LEVEL: 'info',
+      },
+      port,
+      readyPath: '/readyz',
+      ...files,
+    });
+    return { name, process: server, store: await probe(ctx, database, 'webhook_deliveries') };
+  }
+
+  await withClient(url, (client) =>
+    client.query('CREATE TABLE webhooks (webhook_id bigint PRIMARY KEY, body jsonb NOT NULL)'),
+  );
+  const server = await start(ctx, {
+    script: 'scripts/bench/servers/hand-written.ts',
+    env: {
+      ...env,
+      DATABASE_URL: url,
+      DATABASE_POOL_MAX: String(ctx.poolMax),
+      SIGNING_KEY_PEM: ctx.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      WEBHOOK_SECRETS: ctx.secret,
+    },
+    port,
+    readyPath: '/healthz',
+    ...files,
+  });
+  return { name, process: server, store: await probe(ctx, database, 'webhooks') };
+}
+
+async function start(
+  ctx: LaunchContext,
+  launch: Parameters<typeof startServer>[0],
+): Promise<RunningServer> {
+  const server = await startServer(launch, ctx.projectDir);
+  ctx.cleanup.add(`stop ${launch.script}`, () => server.stop(), server.killNow);
+  return server;
+}
+
+async function probe(ctx: LaunchContext, database: string, table: string) {
+  const store = await openStoreProbe(databaseUrl(ctx.adminUrl, database));
+  ctx.cleanup.add('close store probe', () => store.close());
+  return { database, probe: store, table };
+}
