@@ -33,7 +33,7 @@ const envSchema = z.object({
   DATABASE_POOL_MAX: integer(1, 1000).default(10),
   DATABASE_CONNECTION_TIMEOUT_MS: integer(100, 120_000).default(5000),
   DATABASE_STATEMENT_TIMEOUT_MS: integer(100, 600_000).default(10_000),
-  WRITE_CONCURRENCY: integer(1, 1000).default(4),
+  WRITE_CONCURRENCY: integer(1, 1000).default(1),
   WRITE_BATCH_MAX: integer(1, 10_000).default(100),
   EMBEDDED_POSTGRES_DIR: z.string().trim().min(1).default('.data/postgres'),
   EMBEDDED_POSTGRES_PORT: integer(1, 65_535).default(54329),

@@ -35,5 +35,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  return destination ? pino(options, destination) : pino(options);
+  // Asynchronous writes to stdout: under load, lines written while a write is in flight go out
+  // together in one write. The process flushes before it exits (see main.ts).
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
 }

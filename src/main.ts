@@ -70,6 +70,8 @@ async function main(): Promise<void> {
       await database.close();
     },
     timeoutMs: config.server.shutdownTimeoutMs + config.server.shutdownDrainDelayMs,
+    // Log lines are written asynchronously: flush them before the process goes.
+    exit: (code: number) => logger.flush(() => process.exit(code)),
     drainDelayMs: config.server.shutdownDrainDelayMs,
     logger,
   };

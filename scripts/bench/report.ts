@@ -123,7 +123,7 @@ export function renderFull(input: ReportInput): string {
         int(x.failures.reusedDeliveries),
       ]),
     ),
-    '**Memory** (MB = 10^6 bytes; includes the tsx loader, which all three servers run under)',
+    '**Memory** (MB = 10^6 bytes; each server runs as compiled JavaScript, the receiver exactly as `npm run start:prod`)',
     table(
       ['server', 'RSS after start', 'peak RSS (VmHWM)'],
       s.map((x) => [x.server, mb(x.memory?.startRssBytes), mb(x.memory?.peakRssBytes)]),

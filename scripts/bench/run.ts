@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +42,8 @@ async function main(): Promise<number> {
   }
 
   try {
+    log('building (npm run build): the servers run as compiled JavaScript, as in production');
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: PROJECT_DIR, stdio: 'inherit' });
     const startedAt = new Date();
     // Read before the servers load the code: what was measured, not what is there afterwards.
     const code = describeCode(PROJECT_DIR);

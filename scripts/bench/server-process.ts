@@ -3,12 +3,14 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /**
- * One server under test as its own process: `node --import tsx <script>`, stdout to a log file
+ * One server under test as its own process: `node <compiled script>`, stdout to a log file
  * (so the receiver's per-delivery log lines are really written), stderr to another.
  */
 
 export interface ServerLaunch {
   script: string;
+  /** Node flags the server runs with in production (before the script). */
+  nodeArgs?: string[];
   env: Record<string, string>;
   port: number;
   /** Answers 200 once the server can take deliveries. */
@@ -46,11 +48,15 @@ export async function freePort(): Promise<number> {
 export async function startServer(launch: ServerLaunch, cwd: string): Promise<RunningServer> {
   const stdout = openSync(launch.stdoutFile, 'w');
   const stderr = openSync(launch.stderrFile, 'w');
-  const child = spawn(process.execPath, ['--import', 'tsx', launch.script], {
-    cwd,
-    env: launch.env,
-    stdio: ['ignore', stdout, stderr],
-  });
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs(), ...(launch.nodeArgs ?? []), launch.script],
+    {
+      cwd,
+      env: launch.env,
+      stdio: ['ignore', stdout, stderr],
+    },
+  );
   closeSync(stdout);
   closeSync(stderr);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -104,4 +110,9 @@ async function stopChild(
   const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
   await exited;
   clearTimeout(timer);
+}
+
+/** BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=.data/bench/prof") goes to every server. */
+function nodeArgs(): string[] {
+  return (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 }

@@ -12,7 +12,10 @@ import {
 } from './postgres.ts';
 import { freePort, startServer, type RunningServer } from './server-process.ts';
 
-/** The three servers under test, each started the way it would run in production. */
+/**
+ * The three servers under test, each started the way it would run in production: compiled
+ * JavaScript from dist/ (`npm run build`, which the run does first), no TypeScript loader.
+ */
 
 export interface BenchServer {
   readonly name: ServerName;
@@ -54,7 +57,7 @@ export async function launchServer(name: ServerName, ctx: LaunchContext): Promis
 
   if (name === 'bare') {
     const server = await start(ctx, {
-      script: 'scripts/bench/servers/bare-echo.ts',
+      script: 'dist/scripts/bench/servers/bare-echo.js',
       env,
       port,
       readyPath: '/healthz',
@@ -69,7 +72,9 @@ export async function launchServer(name: ServerName, ctx: LaunchContext): Promis
 
   if (name === 'receiver') {
     const server = await start(ctx, {
-      script: 'src/main.ts',
+      // Exactly `npm run start:prod`.
+      script: 'dist/src/main.js',
+      nodeArgs: ['--max-semi-space-size=2'],
       env: {
         ...env,
         HOST: '127.0.0.1',
@@ -79,6 +84,7 @@ export async function launchServer(name: ServerName, ctx: LaunchContext): Promis
         SIGNING_KEY: ctx.publicKey.export({ type: 'pkcs1', format: 'der' }).toString('hex'),
         WEBHOOK_SECRETS: ctx.secret,
         LOG_LEVEL: 'info',
+        ...receiverTuning(),
       },
       port,
       readyPath: '/readyz',
@@ -91,7 +97,7 @@ export async function launchServer(name: ServerName, ctx: LaunchContext): Promis
     client.query('CREATE TABLE webhooks (webhook_id bigint PRIMARY KEY, body jsonb NOT NULL)'),
   );
   const server = await start(ctx, {
-    script: 'scripts/bench/servers/hand-written.ts',
+    script: 'dist/scripts/bench/servers/hand-written.js',
     env: {
       ...env,
       DATABASE_URL: url,
@@ -119,4 +125,12 @@ async function probe(ctx: LaunchContext, database: string, table: string) {
   const store = await openStoreProbe(databaseUrl(ctx.adminUrl, database));
   ctx.cleanup.add('close store probe', () => store.close());
   return { database, probe: store, table };
+}
+
+/** BENCH_RECEIVER_ENV="WRITE_CONCURRENCY=2 WRITE_BATCH_MAX=200": settings to try on the receiver. */
+function receiverTuning(): Record<string, string> {
+  const pairs = (process.env.BENCH_RECEIVER_ENV ?? '').split(' ').filter(Boolean);
+  return Object.fromEntries(
+    pairs.map((pair) => [pair.split('=')[0], pair.split('=').slice(1).join('=')]),
+  );
 }

@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import type { FieldProblem } from '../events/types.ts';
+import type { Metrics } from '../metrics.ts';
 
 /** The platform's own answer shape: status word, description, duration; problems on a 400. */
 export interface Envelope {
@@ -27,11 +28,24 @@ export function sendEnvelope(
   errors?: readonly FieldProblem[],
 ): void {
   const started = res.locals.startedAt as number | undefined;
+  const elapsedMs = started === undefined ? 0 : performance.now() - started;
   const body: Envelope = {
     status: STATUS_WORDS[httpStatus] ?? 'Error',
     statusDescription: description,
-    durationMs: started === undefined ? 0 : Math.round(performance.now() - started),
+    durationMs: Math.round(elapsedMs),
     ...(errors && { errors: [...errors] }),
   };
   res.status(httpStatus).json(body);
+  // Every answer of the app goes through here, so latency is recorded here rather than by a
+  // 'finish' listener on every response.
+  (res.locals.metrics as Metrics | undefined)?.requestDuration
+    .labels(routeKind(res.req.path), String(httpStatus))
+    .observe(elapsedMs / 1000);
+}
+
+/** A fixed set of label values: a URL never mints a new series. */
+function routeKind(path: string): string {
+  if (path.startsWith('/webhooks/')) return 'webhook';
+  if (path === '/healthz' || path === '/readyz') return path.slice(1);
+  return 'other';
 }

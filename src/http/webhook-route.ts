@@ -29,6 +29,7 @@ export function webhookRouter(
     metrics: Metrics;
     /** Set with CAPTURE_DIR: keeps each authenticated delivery as a fixture file. */
     capture?: ((capture: Capture) => Promise<void>) | undefined;
+    logger: Logger;
   },
 ): Router {
   const router = Router();
@@ -59,9 +60,9 @@ export function webhookRouter(
         outcome: answer.outcome,
         ...(answer.errors && { errorPaths: answer.errors.map((error) => error.path) }),
       });
-      const log = res.locals.log as Logger;
-      log[LOG_LEVEL[answer.outcome]](
+      deps.logger[LOG_LEVEL[answer.outcome]](
         {
+          requestId: res.locals.requestId,
           ...answer.log,
           event: model?.name ?? name,
           outcome: answer.outcome,

@@ -123,6 +123,27 @@ export function createDatabaseWithPool(options: DatabaseOptions): { db: Db; pool
   // pg-pool listens only on idle clients. A checked-out client whose socket dies mid-query
   // emits 'error' too; unheard, that would crash every instance during a database outage.
   // The query in flight already fails with the same error (and its delivery gets a 500).
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    preparedOnRequest(client);
+  });
   return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool };
+}
+
+/** A query whose text starts with this comment runs as a named prepared statement. */
+export const PREPARED_STATEMENT_TAG = /^\s*\/\* prepared:([\w-]+) \*\//;
+
+/**
+ * Kysely sends every query unnamed, so Postgres plans it again each time. For the few hot
+ * statements that mark themselves with `/* prepared:<name> *\/`, this client sends them as
+ * named statements instead: parsed and planned once per connection, then only executed.
+ */
+function preparedOnRequest(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  client.query = ((text: unknown, ...rest: unknown[]) => {
+    const name = typeof text === 'string' ? PREPARED_STATEMENT_TAG.exec(text)?.[1] : undefined;
+    if (name === undefined) return query(text, ...rest);
+    const [values, callback] = rest;
+    return query({ name, text, values }, ...(callback === undefined ? [] : [callback]));
+  }) as typeof client.query;
 }

@@ -46,7 +46,7 @@ export async function storeDeliveries(
   batch: readonly DeliveryToStore[],
 ): Promise<StoredOutcome[]> {
   const byKey = [...batch].sort((a, b) => compareIds(a.delivery.webhookId, b.delivery.webhookId));
-  const d = byKey.map((item) => item.delivery);
+  const d = byKey.map((item) => ({ ...item.delivery, modelled: item.typed.kind !== 'unmodelled' }));
   const payments = withPositions(
     byKey
       .flatMap(({ delivery, typed }) =>
@@ -67,25 +67,23 @@ export async function storeDeliveries(
       ),
   );
 
+  // One fixed text whatever the batch size (everything travels in three JSON parameters), so it
+  // is prepared once per connection (see PREPARED_STATEMENT_TAG in database.ts).
   const result = await sql<{ webhook_id: string; body_sha256: string; typed: number }>`
+    /* prepared:store-deliveries-v1 */
     WITH incoming AS (
-      SELECT * FROM unnest(
-        ${d.map((x) => x.webhookId)}::bigint[], ${d.map((x) => x.eventName)}::text[],
-        ${byKey.map((x) => x.typed.kind !== 'unmodelled')}::boolean[],
-        ${d.map((x) => x.receivedAt.toISOString())}::timestamptz[],
-        ${d.map((x) => x.bodySha256)}::text[], ${d.map((x) => x.rawBody)}::bytea[],
-        ${d.map((x) => x.payloadJson)}::text[], ${d.map((x) => x.contentType)}::text[],
-        ${d.map((x) => JSON.stringify(x.headers))}::text[], ${d.map((x) => x.requestId)}::text[],
-        ${d.map((x) => x.remoteAddress)}::text[], ${d.map((x) => x.signingKeyFingerprint)}::text[]
-      ) WITH ORDINALITY AS i(webhook_id, event_name, modelled, received_at, body_sha256, raw_body,
-                             payload, content_type, headers, request_id, remote_address,
-                             signing_key_fingerprint, position)
+      SELECT * FROM jsonb_to_recordset(${deliveriesJson(d)}::jsonb) AS i(
+        position int, webhook_id bigint, event_name text, modelled boolean,
+        received_at timestamptz, body_sha256 text, raw_body_base64 text, payload jsonb,
+        content_type text, headers jsonb, request_id text, remote_address text,
+        signing_key_fingerprint text)
     ),
     delivery AS (
       INSERT INTO webhook_deliveries (webhook_id, event_name, modelled, received_at, body_sha256,
         raw_body, payload, content_type, headers, request_id, remote_address, signing_key_fingerprint)
-      SELECT webhook_id, event_name, modelled, received_at, body_sha256, raw_body, payload::jsonb,
-        content_type, headers::jsonb, request_id, remote_address, signing_key_fingerprint
+      SELECT webhook_id, event_name, modelled, received_at, body_sha256,
+        decode(raw_body_base64, 'base64'), payload, content_type, headers, request_id,
+        remote_address, signing_key_fingerprint
       FROM incoming ORDER BY position
       ON CONFLICT DO NOTHING
       RETURNING webhook_id, body_sha256
@@ -194,6 +192,26 @@ function rejectionRecord(delivery: NewDelivery, row: CreditRejectionRow) {
     rejection_reason: row.rejectionReason,
     received_at: delivery.receivedAt.toISOString(),
   };
+}
+
+/**
+ * All deliveries as one JSON parameter, built by concatenation: each body's JSON text goes in
+ * as it is (already parsed once, so valid JSON), and Postgres parses it exactly once, into the
+ * payload column, with every number as exact as it was sent. Raw bytes travel as base64.
+ */
+function deliveriesJson(deliveries: readonly (NewDelivery & { modelled: boolean })[]): string {
+  const text = (value: string | null) => (value === null ? 'null' : JSON.stringify(value));
+  const rows = deliveries.map(
+    (x, position) =>
+      `{"position":${position},"webhook_id":${x.webhookId},"event_name":${text(x.eventName)},` +
+      `"modelled":${x.modelled},"received_at":"${x.receivedAt.toISOString()}",` +
+      `"body_sha256":"${x.bodySha256}","raw_body_base64":"${x.rawBody.toString('base64')}",` +
+      `"payload":${x.payloadJson ?? 'null'},"content_type":${text(x.contentType)},` +
+      `"headers":${JSON.stringify(x.headers)},"request_id":${text(x.requestId)},` +
+      `"remote_address":${text(x.remoteAddress)},` +
+      `"signing_key_fingerprint":${text(x.signingKeyFingerprint)}}`,
+  );
+  return `[${rows.join(',')}]`;
 }
 
 /** Statement order for the insert (and so for the row locks it takes). */

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { TypedRows } from '../../src/events/types.ts';
+import { createDatabase } from '../../src/storage/database.ts';
 import {
   UnstorableDeliveryError,
   createBatchingStore,
@@ -157,5 +159,23 @@ describe('group commit', () => {
     ]);
     expect((results[2] as PromiseRejectedResult).reason).toBeInstanceOf(UnstorableDeliveryError);
     expect(await bed.database.count('webhook_deliveries')).toBe(3);
+  });
+});
+
+describe('prepared statement', () => {
+  it('when deliveries are stored, then the statement runs as a named prepared statement on its connection', async () => {
+    const db = createDatabase({ url: bed.database.url, poolMax: 1 });
+    try {
+      const store = createBatchingStore(db, { concurrency: 1, maxBatchSize: 10 });
+      await store.store(item());
+      await store.store(item());
+      const { rows } = await sql<{ name: string }>`SELECT name FROM pg_prepared_statements`.execute(
+        db,
+      );
+      expect(rows.map((row) => row.name)).toContain('store-deliveries-v1');
+      expect(await bed.database.count('webhook_deliveries')).toBe(2);
+    } finally {
+      await db.destroy();
+    }
   });
 });
