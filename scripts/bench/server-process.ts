@@ -50,7 +50,7 @@ export async function startServer(launch: ServerLaunch, cwd: string): Promise<Ru
   const stderr = openSync(launch.stderrFile, 'w');
   const child = spawn(
     process.execPath,
-    [...nodeArgs(), ...(launch.nodeArgs ?? []), launch.script],
+    [...(launch.nodeArgs ?? []), ...nodeArgs(), launch.script],
     {
       cwd,
       env: launch.env,
