@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.ts';
+import { createApp, type AppDeps } from '../../src/app.ts';
 import { createCaptureWriter } from '../../src/capture/capture-writer.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createMetrics } from '../../src/metrics.ts';
@@ -25,6 +25,21 @@ const TIMEOUTS = {
   requestTimeoutMs: 5000,
   shutdownTimeoutMs: 5000,
 };
+
+/** An app on the test database with a pinned key, silent logs and the given extras. */
+function appWith(
+  config: Partial<AppDeps['config']> = {},
+  extras: Partial<Omit<AppDeps, 'config'>> = {},
+) {
+  return createApp({
+    config: { bodyLimitBytes: 65_536, webhookSecrets: [], ...config },
+    db: bed.database.db,
+    keys: createConfiguredKeySource(bed.signer.publicKey, Date.now),
+    logger: createLogger('silent'),
+    clock: { now: () => new Date() },
+    ...extras,
+  });
+}
 
 /** Opens a raw connection and sends a delivery's headers and all but the last byte of its body. */
 async function startSlowDelivery(port: number, webhookId: string) {
@@ -67,14 +82,7 @@ describe('metrics', () => {
   it('when deliveries are answered, then /metrics counts them by event and outcome, with latency, key fetches and pool use', async () => {
     const { db, pool } = createDatabaseWithPool({ url: bed.database.url, poolMax: 3 });
     const metrics = createMetrics({ pool });
-    const app = createApp({
-      config: { bodyLimitBytes: 65_536, webhookSecrets: [] },
-      db,
-      keys: createConfiguredKeySource(bed.signer.publicKey, Date.now),
-      logger: createLogger('silent'),
-      clock: { now: () => new Date() },
-      metrics,
-    });
+    const app = appWith({}, { db, metrics });
     const webhookId = freshWebhookId();
     const body = bodyBytes(nppPayment());
     await sendDelivery(app, { body, webhookId, signWith: bed.signer.privateKey }).expect(200);
@@ -108,26 +116,14 @@ describe('metrics', () => {
   it('when metrics are served on a separate port, then the public app does not expose them', async () => {
     const { app } = buildTestApp({ db: bed.database.db, publicKey: bed.signer.publicKey });
     expect((await request(app).get('/metrics')).status).toBe(200);
-    const hidden = createApp({
-      config: { bodyLimitBytes: 1024, webhookSecrets: [], exposeMetrics: false },
-      db: bed.database.db,
-      keys: createConfiguredKeySource(bed.signer.publicKey, Date.now),
-      logger: createLogger('silent'),
-      clock: { now: () => new Date() },
-    });
+    const hidden = appWith({ exposeMetrics: false });
     expect((await request(hidden).get('/metrics')).status).toBe(404);
   });
 });
 
 describe('overload', () => {
   it('when more deliveries are in flight than allowed, then the extra one gets a quick 503 and is not stored; later ones are served', async () => {
-    const app = createApp({
-      config: { bodyLimitBytes: 65_536, webhookSecrets: [], maxInFlightDeliveries: 1 },
-      db: bed.database.db,
-      keys: createConfiguredKeySource(bed.signer.publicKey, Date.now),
-      logger: createLogger('silent'),
-      clock: { now: () => new Date() },
-    });
+    const app = appWith({ maxInFlightDeliveries: 1 });
     const server = await listen(app, { port: 0, host: '127.0.0.1', timeouts: TIMEOUTS });
     const { port } = server.address() as AddressInfo;
     try {
@@ -161,14 +157,7 @@ describe('overload', () => {
 describe('graceful shutdown', () => {
   it('when SIGTERM arrives mid-delivery, then readiness fails at once, new connections are refused, the delivery commits, then the pool closes and the process exits 0', async () => {
     let shuttingDown = false;
-    const app = createApp({
-      config: { bodyLimitBytes: 65_536, webhookSecrets: [] },
-      db: bed.database.db,
-      keys: createConfiguredKeySource(bed.signer.publicKey, Date.now),
-      logger: createLogger('silent'),
-      clock: { now: () => new Date() },
-      isShuttingDown: () => shuttingDown,
-    });
+    const app = appWith({}, { isShuttingDown: () => shuttingDown });
     const server = await listen(app, { port: 0, host: '127.0.0.1', timeouts: TIMEOUTS });
     const { port } = server.address() as AddressInfo;
     const webhookId = freshWebhookId();
@@ -213,13 +202,7 @@ describe('graceful shutdown', () => {
     expect(rows).toHaveLength(1);
   });
   it('when a balancer keeps sending on a kept-alive connection after SIGTERM, then it is answered with Connection: close and shutdown still completes', async () => {
-    const app = createApp({
-      config: { bodyLimitBytes: 65_536, webhookSecrets: [] },
-      db: bed.database.db,
-      keys: createConfiguredKeySource(bed.signer.publicKey, Date.now),
-      logger: createLogger('silent'),
-      clock: { now: () => new Date() },
-    });
+    const app = appWith();
     const server = await listen(app, { port: 0, host: '127.0.0.1', timeouts: TIMEOUTS });
     const { port } = server.address() as AddressInfo;
     // A busy balancer: a delivery is in progress on a kept-alive connection when SIGTERM comes,
@@ -303,14 +286,10 @@ describe('capture', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'capture-'));
     try {
       const keys = createConfiguredKeySource(bed.signer.publicKey, Date.now);
-      const app = createApp({
-        config: { bodyLimitBytes: 65_536, webhookSecrets: ['Basic c2VjcmV0'] },
-        db: bed.database.db,
-        keys,
-        logger: createLogger('silent'),
-        clock: { now: () => new Date() },
-        capture: createCaptureWriter({ dir, logger: createLogger('silent'), keys }),
-      });
+      const app = appWith(
+        { webhookSecrets: ['Basic c2VjcmV0'] },
+        { keys, capture: createCaptureWriter({ dir, logger: createLogger('silent'), keys }) },
+      );
       const secret = 'Basic c2VjcmV0';
       await sendDelivery(app, {
         body: nppPayment(),

@@ -10,38 +10,40 @@ import { useTestbed } from '../support/testbed.ts';
 
 const bed = useTestbed();
 
+/** One signed, valid payment through the pipeline, with the store doing what `store` does. */
+function deliverWithStore(store: () => Promise<never>) {
+  const body = bodyBytes(nppPayment());
+  const webhookId = freshWebhookId();
+  const answer = receiveDelivery(
+    {
+      db: bed.database.db,
+      store: { store },
+      keys: createConfiguredKeySource(bed.signer.publicKey, Date.now),
+      secretMatches: () => true,
+      now: () => new Date(),
+    },
+    {
+      eventName: 'NPPReceivePayment',
+      model: findEventModel('NPPReceivePayment'),
+      rawBody: body,
+      headers: {
+        'content-type': 'application/json',
+        webhookid: webhookId,
+        'verification-signature': signBody(body, bed.signer.privateKey),
+      },
+      requestId: 'r1',
+      remoteAddress: null,
+    },
+  );
+  return { webhookId, answer };
+}
+
 describe('a delivery the database can never hold', () => {
   it('when the store reports it unstorable, then it is quarantined with the reason and answered 400 (not a 500 that repeats on retry)', async () => {
-    const body = bodyBytes(nppPayment());
-    const webhookId = freshWebhookId();
-    const answer = await receiveDelivery(
-      {
-        db: bed.database.db,
-        store: {
-          store: () =>
-            Promise.reject(
-              new UnstorableDeliveryError(new Error('value overflows numeric format')),
-            ),
-        },
-        keys: createConfiguredKeySource(bed.signer.publicKey, Date.now),
-        secretMatches: () => true,
-        now: () => new Date(),
-      },
-      {
-        eventName: 'NPPReceivePayment',
-        model: findEventModel('NPPReceivePayment'),
-        rawBody: body,
-        headers: {
-          'content-type': 'application/json',
-          webhookid: webhookId,
-          'verification-signature': signBody(body, bed.signer.privateKey),
-        },
-        requestId: 'r1',
-        remoteAddress: null,
-      },
+    const { webhookId, answer } = deliverWithStore(() =>
+      Promise.reject(new UnstorableDeliveryError(new Error('value overflows numeric format'))),
     );
-
-    expect(answer).toMatchObject({ httpStatus: 400, outcome: 'quarantined' });
+    expect(await answer).toMatchObject({ httpStatus: 400, outcome: 'quarantined' });
     const rows = await bed.database.query<{ webhook_id: string; reasons: { message: string }[] }>(
       'SELECT webhook_id, reasons FROM quarantined_deliveries',
     );
@@ -54,29 +56,8 @@ describe('a delivery the database can never hold', () => {
   });
 
   it('when the store fails for any other reason, then 500 and nothing is quarantined (the platform retries)', async () => {
-    const body = bodyBytes(nppPayment());
-    const answer = await receiveDelivery(
-      {
-        db: bed.database.db,
-        store: { store: () => Promise.reject(new Error('connection terminated')) },
-        keys: createConfiguredKeySource(bed.signer.publicKey, Date.now),
-        secretMatches: () => true,
-        now: () => new Date(),
-      },
-      {
-        eventName: 'NPPReceivePayment',
-        model: findEventModel('NPPReceivePayment'),
-        rawBody: body,
-        headers: {
-          'content-type': 'application/json',
-          webhookid: freshWebhookId(),
-          'verification-signature': signBody(body, bed.signer.privateKey),
-        },
-        requestId: 'r2',
-        remoteAddress: null,
-      },
-    );
-    expect(answer).toMatchObject({ httpStatus: 500, outcome: 'error' });
+    const { answer } = deliverWithStore(() => Promise.reject(new Error('connection terminated')));
+    expect(await answer).toMatchObject({ httpStatus: 500, outcome: 'error' });
     expect(await bed.database.count('quarantined_deliveries')).toBe(0);
   });
 });
