@@ -35,7 +35,14 @@ export function sendEnvelope(
     durationMs: Math.round(elapsedMs),
     ...(errors && { errors: [...errors] }),
   };
-  res.status(httpStatus).json(body);
+  // Written directly: Express's res.json would look up the content type and charset again for
+  // every answer, and every delivery gets one.
+  const text = JSON.stringify(body);
+  res.writeHead(httpStatus, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+  });
+  res.end(text);
   // Every answer of the app goes through here, so latency is recorded here rather than by a
   // 'finish' listener on every response.
   (res.locals.metrics as Metrics | undefined)?.requestDuration

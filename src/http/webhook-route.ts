@@ -41,13 +41,14 @@ export function webhookRouter(
     async (req, res) => {
       const name = req.params.eventName as string;
       const model = findEventModel(name);
+      const remoteAddress = req.ip ?? null;
       const answer = await receiveDelivery(deps, {
         eventName: model?.name ?? name,
         model,
         rawBody: req.body as Buffer,
         headers: req.headers,
         requestId: res.locals.requestId as string,
-        remoteAddress: req.ip ?? null,
+        remoteAddress,
       });
       sendEnvelope(res, answer.httpStatus, answer.description, answer.errors);
       deps.metrics.deliveries.inc({ event: model?.name ?? 'unmodelled', outcome: answer.outcome });
@@ -69,7 +70,7 @@ export function webhookRouter(
           status: answer.httpStatus,
           durationMs: Math.round(performance.now() - (res.locals.startedAt as number)),
           bodyBytes: (req.body as Buffer).length,
-          remoteAddress: req.ip,
+          remoteAddress,
           ...(answer.error !== undefined && { err: answer.error }),
         },
         answer.outcome === 'error' ? 'delivery NOT stored' : 'delivery',
