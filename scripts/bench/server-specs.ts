@@ -84,6 +84,8 @@ export async function launchServer(name: ServerName, ctx: LaunchContext): Promis
         SIGNING_KEY: ctx.publicKey.export({ type: 'pkcs1', format: 'der' }).toString('hex'),
         WEBHOOK_SECRETS: ctx.secret,
         LOG_LEVEL: 'info',
+        // As `npm run start:prod` sets it.
+        MALLOC_ARENA_MAX: '2',
         ...receiverTuning(),
       },
       port,
