@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 
 /**
  * One server under test as its own process: `node <compiled script>`, stdout to a log file
@@ -33,17 +32,7 @@ export interface RunningServer {
 const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 20_000;
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../test/support/free-port.ts';
 
 export async function startServer(launch: ServerLaunch, cwd: string): Promise<RunningServer> {
   const stdout = openSync(launch.stdoutFile, 'w');

@@ -1,23 +1,9 @@
 import http from 'node:http';
-import { createServer } from 'node:net';
+
+export { freePort } from '../../test/support/free-port.ts';
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address
-          ? resolve(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 /** Status of a GET, or undefined when nothing answered (refused, reset, timed out). */

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bodyBytes, freshWebhookId } from '../support/deliveries.ts';
+import { freePort } from '../support/free-port.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
 import {
   generateSigningKeyPair,
@@ -57,15 +57,6 @@ async function waitFor(predicate: () => boolean, what: string, timeoutMs = 30_00
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 describe('the service process', () => {

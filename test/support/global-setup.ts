@@ -1,8 +1,8 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { freePort } from './free-port.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startEmbeddedPostgres } from '../../src/storage/embedded-postgres.ts';
 
@@ -38,19 +38,4 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await embedded.stop();
     rmSync(dir, { recursive: true, force: true });
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address
-          ? resolve(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
 }
