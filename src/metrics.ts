@@ -1,5 +1,4 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { DeliveryOutcome } from './delivery/receive-delivery.ts';
 import type { KeyFetchResult } from './verification/key-source.ts';
 
 /** What an operator alerts on. One registry per app: nothing here is global. */
@@ -12,8 +11,6 @@ export interface Metrics {
   inFlightDeliveries: Gauge;
   writeBatchSize: Histogram;
 }
-
-export type CountedOutcome = DeliveryOutcome | 'overloaded';
 
 export interface PoolStats {
   totalCount: number;
