@@ -41,9 +41,12 @@ const envSchema = z.object({
   SIGNING_KEY: optionalText,
   SIGNING_KEY_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   SIGNING_KEY_ALLOW_HTTP: flag.default(false),
-  SIGNING_KEY_FETCH_TIMEOUT_MS: integer(100, 120_000).default(5000),
-  SIGNING_KEY_REFRESH_COOLDOWN_MS: integer(0, 86_400_000).default(300_000),
+  // Both bounded so a refetch after a failed signature always completes well inside the 30 s
+  // before the platform retries a delivery signed with a rotated key.
+  SIGNING_KEY_FETCH_TIMEOUT_MS: integer(100, 10_000).default(5000),
+  SIGNING_KEY_REFRESH_COOLDOWN_MS: integer(1000, 10_000).default(5000),
   SIGNING_KEY_RETRY_INTERVAL_MS: integer(0, 3_600_000).default(1000),
+  SIGNING_KEY_RETRY_MAX_MS: integer(500, 30_000).default(5000),
   SIGNING_KEY_REFRESH_INTERVAL_MS: integer(0, 604_800_000).default(3_600_000),
   WEBHOOK_SECRETS: z.string().optional(),
   BODY_LIMIT_BYTES: integer(1024, 64 * MIB).default(4 * MIB),
@@ -81,6 +84,7 @@ export interface Config {
         readonly fetchTimeoutMs: number;
         readonly refreshCooldownMs: number;
         readonly retryIntervalMs: number;
+        readonly retryBackoffMaxMs: number;
         readonly refreshIntervalMs: number;
       };
   /** Empty means the shared-secret check is skipped. */
@@ -151,6 +155,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
             fetchTimeoutMs: e.SIGNING_KEY_FETCH_TIMEOUT_MS,
             refreshCooldownMs: e.SIGNING_KEY_REFRESH_COOLDOWN_MS,
             retryIntervalMs: e.SIGNING_KEY_RETRY_INTERVAL_MS,
+            retryBackoffMaxMs: e.SIGNING_KEY_RETRY_MAX_MS,
             refreshIntervalMs: e.SIGNING_KEY_REFRESH_INTERVAL_MS,
           },
     ),

@@ -66,12 +66,13 @@ export async function receiveDelivery(
   // 4. Signature over the exact bytes.
   const signature = await checkSignature(rawBody, header('verification-signature'), deps.keys);
   if (!signature.ok) {
-    return signature.reason === 'no-key'
+    // 'key-unconfirmed': the key may have rotated and cannot be refetched this instant.
+    return signature.reason === 'no-key' || signature.reason === 'key-unconfirmed'
       ? {
           httpStatus: 503,
           outcome: 'no-signing-key',
           description: 'Signing key unavailable; retry later',
-          log: {},
+          log: { signatureCheck: signature.reason },
         }
       : unauthorised(signature.reason);
   }

@@ -100,7 +100,6 @@ export function formatSummary(summary: SimulationSummary): string {
 
 const UNAUTHORISED_HINT = [
   'hint: genuine deliveries were refused with 401. Either the receiver wants a secret (--secret), or',
-  '  it still holds the key of an earlier simulator run: it refetches after a failed signature only',
-  '  once its key is older than SIGNING_KEY_REFRESH_COOLDOWN_MS (5 min by default). Keep one key',
-  '  across runs with --key-file <pem> --save-key, or restart the receiver.',
+  '  its key endpoint serves another key than the one these deliveries were signed with',
+  '  (keep one key across runs with --key-file <pem> --save-key).',
 ].join('\n');

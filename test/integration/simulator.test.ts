@@ -31,7 +31,8 @@ function fetchedKeys(url: string): SigningKeySource {
     url,
     allowHttp: true,
     fetchTimeoutMs: 2000,
-    refreshCooldownMs: 60_000,
+    // No throttle: a forgery is then checked against a fresh key at once and answered 401.
+    refreshCooldownMs: 0,
     retryIntervalMs: 0,
     now: Date.now,
     logger: createLogger('silent'),

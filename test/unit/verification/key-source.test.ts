@@ -13,11 +13,14 @@ import type {
   SigningKeySource,
 } from '../../../src/verification/key-source.ts';
 import { keyFingerprint } from '../../../src/verification/public-key.ts';
+import { retryBackoffMs } from '../../../src/verification/retry-backoff.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { createManualClock } from '../../support/manual-clock.ts';
 import { generateSigningKeyPair, publicKeyAsProviderHex } from '../../support/signing.ts';
 import type { SigningKeyPair } from '../../support/signing.ts';
 
 const KEY_PATH = '/public/v1/certificate/public-key';
-const COOLDOWN_MS = 60_000;
+const COOLDOWN_MS = 5_000;
 const RETRY_MS = 5_000;
 
 let keyA: SigningKeyPair;
@@ -318,20 +321,20 @@ describe('createFetchedKeySource: refresh after a failed signature', () => {
     return { ...harness, server };
   }
 
-  it('when the held key is younger than the cooldown, then no refetch happens', async () => {
+  it('when the last fetch began less than the throttle window ago, then no refetch happens and the failure is unconfirmed', async () => {
     const { source, clock, server } = await startedWithKeyA();
     const held = source.current();
     if (!held) throw new Error('no key after start');
     server.respond = serveHex(publicKeyAsProviderHex(keyB.publicKey));
 
     clock.now += COOLDOWN_MS - 1;
-    await expect(source.refreshAfterFailure(held)).resolves.toBeUndefined();
+    await expect(source.refreshAfterFailure(held)).resolves.toBe('unconfirmed');
 
     expect(server.requests).toHaveLength(1);
     expect(source.current()).toBe(held);
   });
 
-  it('when the cooldown has passed but the key is unchanged, then one refetch happens and the next waits', async () => {
+  it('when the window has passed but the key is unchanged, then one refetch confirms the failure and the next waits', async () => {
     const { source, clock, server } = await startedWithKeyA();
     const held = source.current();
     if (!held) throw new Error('no key after start');
@@ -342,7 +345,7 @@ describe('createFetchedKeySource: refresh after a failed signature', () => {
     expect(source.current()).toBe(held);
 
     clock.now += COOLDOWN_MS - 1;
-    await expect(source.refreshAfterFailure(held)).resolves.toBeUndefined();
+    await expect(source.refreshAfterFailure(held)).resolves.toBe('unconfirmed');
     expect(server.requests).toHaveLength(2);
 
     clock.now += 1;
@@ -384,7 +387,9 @@ describe('createFetchedKeySource: refresh after a failed signature', () => {
     );
 
     expect(server.requests).toHaveLength(2);
-    expect(results.map((key) => key?.fingerprint)).toEqual(Array(5).fill(fingerprintOf(keyB)));
+    expect(results.map((key) => (typeof key === 'object' ? key.fingerprint : key))).toEqual(
+      Array(5).fill(fingerprintOf(keyB)),
+    );
   });
 
   it('when a failure with the old key comes after the rotation, then the new key is returned without a request', async () => {
@@ -414,7 +419,8 @@ describe('createFetchedKeySource: refresh after a failed signature', () => {
     await breakIt(server);
 
     clock.now += COOLDOWN_MS;
-    await expect(source.refreshAfterFailure(held)).resolves.toBeUndefined();
+    // A failed refetch cannot tell a forgery from a rotation: the platform is asked to retry.
+    await expect(source.refreshAfterFailure(held)).resolves.toBe('unconfirmed');
 
     expect(source.current()).toBe(held);
     await expect(source.ensure()).resolves.toBe(held);
@@ -520,5 +526,162 @@ describe('createFetchedKeySource: background refresh and reporting', () => {
     const { source } = createSource(server.url, { onFetch: (result) => results.push(result) });
     await source.start();
     expect(results).toEqual(['failed']);
+  });
+});
+
+describe('createFetchedKeySource: the refetch throttle', () => {
+  /** A source on a clock moved by hand, timers included, started with key A. */
+  async function startedOnManualClock(delayMs = 0) {
+    const server = await startKeyServer(serveHex(publicKeyAsProviderHex(keyA.publicKey), delayMs));
+    const clock = createManualClock();
+    const { source } = createSource(server.url, { now: clock.now, schedule: clock.schedule });
+    await source.start();
+    const held = source.current();
+    if (!held) throw new Error('no key after start');
+    return { source, server, clock, held };
+  }
+
+  it('when a failure comes while a fetch begun before it is in flight, then it waits for that fetch and takes the key it brings', async () => {
+    const { source, server, clock, held } = await startedOnManualClock();
+    server.respond = serveHex(publicKeyAsProviderHex(keyB.publicKey), 200);
+    await clock.advance(COOLDOWN_MS);
+
+    const first = source.refreshAfterFailure(held); // begins the fetch
+    await clock.advance(100);
+    const second = source.refreshAfterFailure(held); // inside the window: joins it
+
+    await expect(second).resolves.toMatchObject({ fingerprint: fingerprintOf(keyB) });
+    await expect(first).resolves.toMatchObject({ fingerprint: fingerprintOf(keyB) });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('when a failure joins a fetch begun before it that brings the same key, then the failure is unconfirmed, not final', async () => {
+    const { source, server, clock, held } = await startedOnManualClock(200);
+    await clock.advance(COOLDOWN_MS);
+
+    const forged = source.refreshAfterFailure(held);
+    await clock.advance(100); // the key rotates now, after the forger's fetch went out
+    const genuine = source.refreshAfterFailure(held);
+
+    await expect(forged).resolves.toBeUndefined();
+    await expect(genuine).resolves.toBe('unconfirmed');
+    expect(server.requests).toHaveLength(2); // one fetch, shared
+  });
+
+  it('when failures come every 100 ms for 10 simulated minutes, then at most one fetch per window is made', async () => {
+    const { source, server, clock, held } = await startedOnManualClock();
+    const floodMs = 10 * 60_000;
+    const answers = new Map<string, number>();
+    for (let elapsed = 0; elapsed < floodMs; elapsed += 100) {
+      await clock.advance(100);
+      const result = String(await source.refreshAfterFailure(held));
+      answers.set(result, (answers.get(result) ?? 0) + 1);
+    }
+
+    const fetches = server.requests.length - 1;
+    expect(fetches).toBeLessThanOrEqual(floodMs / COOLDOWN_MS);
+    expect(fetches).toBeGreaterThanOrEqual(floodMs / COOLDOWN_MS - 1);
+    expect(answers.get('undefined')).toBe(fetches); // only a fresh fetch makes a failure final
+    expect(source.current()).toBe(held);
+  });
+
+  it('when the throttle or the fetch timeout is set beyond 10 s, then construction throws', () => {
+    expect(() => createSource('http://127.0.0.1:9/k', { refreshCooldownMs: 10_001 })).toThrow(
+      /refreshCooldownMs is at most 10000/,
+    );
+    expect(() => createSource('http://127.0.0.1:9/k', { fetchTimeoutMs: 10_001 })).toThrow(
+      /fetchTimeoutMs is at most 10000/,
+    );
+  });
+
+  it('when the configuration asks for a throttle or back-off out of bounds, then it is refused by name', () => {
+    for (const [name, value] of [
+      ['SIGNING_KEY_REFRESH_COOLDOWN_MS', '300000'],
+      ['SIGNING_KEY_REFRESH_COOLDOWN_MS', '500'],
+      ['SIGNING_KEY_FETCH_TIMEOUT_MS', '30000'],
+      ['SIGNING_KEY_RETRY_MAX_MS', '60000'],
+    ] as const) {
+      expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name));
+    }
+    expect(loadConfig({}).signingKey).toMatchObject({
+      refreshCooldownMs: 5_000,
+      retryBackoffMaxMs: 5_000,
+    });
+  });
+});
+
+describe('createFetchedKeySource: background attempts while no key is held', () => {
+  async function keylessOnManualClock(random: () => number) {
+    const server = await startKeyServer((_req, res) => res.writeHead(503).end());
+    const clock = createManualClock();
+    const { source } = createSource(server.url, {
+      now: clock.now,
+      schedule: clock.schedule,
+      random,
+    });
+    await source.start();
+    return { source, server, clock };
+  }
+
+  it('when the start-up fetch fails, then attempts follow at 0.5, 1, 2, 4, 5, 5 s until a key comes, then stop', async () => {
+    const { source, server, clock } = await keylessOnManualClock(() => 0);
+    const gaps: number[] = [];
+    let last = clock.now();
+    for (const gap of [500, 1_000, 2_000, 4_000, 5_000, 5_000]) {
+      await clock.advance(gap - 1);
+      expect(server.requests).toHaveLength(gaps.length + 1);
+      await clock.advance(1);
+      gaps.push(clock.now() - last);
+      last = clock.now();
+      expect(server.requests).toHaveLength(gaps.length + 1);
+    }
+    expect(gaps).toEqual([500, 1_000, 2_000, 4_000, 5_000, 5_000]);
+
+    server.respond = serveHex(publicKeyAsProviderHex(keyA.publicKey));
+    await clock.advance(5_000);
+    expect(source.current()?.fingerprint).toBe(fingerprintOf(keyA));
+
+    const before = server.requests.length;
+    await clock.advance(60 * 60_000);
+    expect(server.requests).toHaveLength(before);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('when jitter is drawn, then each wait is cut by up to half, never lengthened', async () => {
+    const { server, clock } = await keylessOnManualClock(() => 0.999);
+    await clock.advance(250);
+    expect(server.requests).toHaveLength(2);
+    for (let attempt = 0; attempt < 12; attempt += 1) {
+      const wait = retryBackoffMs(attempt, 500, 5_000, Math.random);
+      expect(wait).toBeGreaterThanOrEqual(Math.min(5_000, 500 * 2 ** attempt) / 2);
+      expect(wait).toBeLessThanOrEqual(5_000);
+    }
+  });
+
+  it('when stopped while keyless, then no background attempt runs any more', async () => {
+    const { source, server, clock } = await keylessOnManualClock(() => 0);
+    source.stop();
+    await clock.advance(60_000);
+    expect(server.requests).toHaveLength(1);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('when the hourly refresh is due on the manual clock, then it runs and picks up a rotated key', async () => {
+    const server = await startKeyServer(serveHex(publicKeyAsProviderHex(keyA.publicKey)));
+    const clock = createManualClock();
+    const { source } = createSource(server.url, {
+      now: clock.now,
+      schedule: clock.schedule,
+      refreshIntervalMs: 3_600_000,
+    });
+    await source.start();
+    server.respond = serveHex(publicKeyAsProviderHex(keyB.publicKey));
+
+    await clock.advance(3_600_000 - 1);
+    expect(server.requests).toHaveLength(1);
+    await clock.advance(1);
+    expect(source.current()?.fingerprint).toBe(fingerprintOf(keyB));
+    await clock.advance(3_600_000);
+    expect(server.requests).toHaveLength(3);
   });
 });

@@ -35,7 +35,7 @@ beforeAll(async () => {
 function fakeSource(answers: {
   current?: SigningKey;
   ensure?: SigningKey;
-  refreshed?: SigningKey;
+  refreshed?: SigningKey | 'unconfirmed';
 }) {
   return {
     current: vi.fn(() => answers.current),
@@ -106,6 +106,16 @@ describe('checkSignature', () => {
       checkSignature(tampered, signBody(BODY, oldPair.privateKey), keys),
     ).resolves.toEqual({ ok: false, reason: 'mismatch' });
     expect(keys.refreshAfterFailure).toHaveBeenCalledWith(oldKey);
+  });
+
+  it('when the key could not be re-checked just now, then it fails as key-unconfirmed (503, retried), not mismatch', async () => {
+    const keys = fakeSource({ current: oldKey, refreshed: 'unconfirmed' });
+
+    await expect(checkSignature(BODY, signBody(BODY, newPair.privateKey), keys)).resolves.toEqual({
+      ok: false,
+      reason: 'key-unconfirmed',
+    });
+    expect(keys.refreshAfterFailure).toHaveBeenCalledTimes(1);
   });
 
   it('when the platform rotated its key, then the refreshed key verifies the delivery', async () => {
