@@ -83,7 +83,7 @@ describe('routes (check 1)', () => {
   });
 });
 
-describe('body limit (check 2)', () => {
+describe('body limit (check 3)', () => {
   it('when Content-Length declares more than the limit, then 413 and nothing is stored', async () => {
     const body = JSON.stringify(nppPayment({ Padding: 'x'.repeat(LIMIT) }));
     const res = await sendDelivery(built.app, { body, signWith: bed.signer.privateKey });
