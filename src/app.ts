@@ -8,6 +8,7 @@ import type { SigningKeySource } from './verification/key-source.ts';
 import { createSecretMatcher } from './verification/secrets.ts';
 import { errorHandler, notFound } from './http/errors.ts';
 import { healthRouter } from './http/health-routes.ts';
+import { createMemoryBudget } from './http/memory-budget.ts';
 import { metricsRouter } from './http/observability.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { requestContext } from './http/request-context.ts';
@@ -21,6 +22,12 @@ export interface AppDeps {
     readonly trustProxy?: boolean | number | string;
     /** Deliveries processed at once; beyond it a quick 503. Default 256. */
     readonly maxInFlightDeliveries?: number;
+    /** Without a shared secret: bodies read at once before their signature is checked. Default 16. */
+    readonly maxUnverifiedBodies?: number;
+    /** All request bodies held at once, after inflation; beyond it a quick 503. Default 64 MiB. */
+    readonly bodyMemoryBudgetBytes?: number;
+    /** REQUEST_TIMEOUT_MS: a body must have arrived within it (else 408). Unset: no own limit. */
+    readonly server?: { readonly requestTimeoutMs: number };
     /** Serve GET /metrics on this app (false when a separate metrics port serves it). Default true. */
     readonly exposeMetrics?: boolean;
     /** Group commit: statements in flight at once, and deliveries per statement. */
@@ -78,9 +85,16 @@ export function createApp(deps: AppDeps): Express {
       }),
       keys: deps.keys,
       secretMatches: createSecretMatcher(deps.config.webhookSecrets),
+      secretConfigured: deps.config.webhookSecrets.length > 0,
       now: () => deps.clock.now(),
       bodyLimitBytes: deps.config.bodyLimitBytes,
+      bodyMemoryBudget: createMemoryBudget(
+        deps.config.bodyMemoryBudgetBytes ?? 64 * 1024 * 1024,
+        metrics.bodyBytesInFlight,
+      ),
+      requestTimeoutMs: deps.config.server?.requestTimeoutMs,
       maxInFlight: deps.config.maxInFlightDeliveries ?? 256,
+      maxUnverifiedBodies: deps.config.maxUnverifiedBodies ?? 16,
       metrics,
       capture: deps.capture,
       logger: deps.logger,

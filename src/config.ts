@@ -52,8 +52,10 @@ const envSchema = z.object({
   BODY_LIMIT_BYTES: integer(1024, 64 * MIB).default(4 * MIB),
   TRUST_PROXY: z.string().trim().default('false'),
   MAX_IN_FLIGHT_DELIVERIES: integer(1, 100_000).default(256),
+  MAX_UNVERIFIED_BODIES: integer(1, 100_000).default(16),
+  BODY_MEMORY_BUDGET_BYTES: integer(1024, 64 * 1024 * MIB).default(64 * MIB),
   KEEP_ALIVE_TIMEOUT_MS: integer(1000, 3_600_000).default(65_000),
-  HEADERS_TIMEOUT_MS: integer(1000, 3_600_000).default(66_000),
+  HEADERS_TIMEOUT_MS: integer(1000, 3_600_000).default(10_000),
   REQUEST_TIMEOUT_MS: integer(1000, 3_600_000).default(30_000),
   SHUTDOWN_TIMEOUT_MS: integer(1000, 600_000).default(15_000),
   SHUTDOWN_DRAIN_DELAY_MS: integer(0, 600_000).default(0),
@@ -94,6 +96,10 @@ export interface Config {
   readonly trustProxy: boolean | number | string;
   /** Deliveries being processed at once by this instance; beyond it, a quick 503. */
   readonly maxInFlightDeliveries: number;
+  /** Without a shared secret: bodies read at once before their signature is checked. */
+  readonly maxUnverifiedBodies: number;
+  /** Bytes of all request bodies held at once (after inflation); beyond it, a quick 503. */
+  readonly bodyMemoryBudgetBytes: number;
   readonly server: {
     readonly keepAliveTimeoutMs: number;
     readonly headersTimeoutMs: number;
@@ -130,6 +136,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       'SIGNING_KEY_URL: must be https (set SIGNING_KEY_ALLOW_HTTP=true only for local testing)',
     ]);
   }
+  const inconsistent = [
+    // Node swaps the two timeouts when the headers one is larger, so a body could take that long.
+    e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS &&
+      `HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS})`,
+    e.BODY_MEMORY_BUDGET_BYTES < e.BODY_LIMIT_BYTES &&
+      `BODY_MEMORY_BUDGET_BYTES: must be at least BODY_LIMIT_BYTES (${e.BODY_LIMIT_BYTES})`,
+  ].filter((problem): problem is string => typeof problem === 'string');
+  if (inconsistent.length > 0) throw new ConfigError(inconsistent);
 
   return Object.freeze({
     port: e.PORT,
@@ -163,6 +177,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     maxInFlightDeliveries: e.MAX_IN_FLIGHT_DELIVERIES,
+    maxUnverifiedBodies: e.MAX_UNVERIFIED_BODIES,
+    bodyMemoryBudgetBytes: e.BODY_MEMORY_BUDGET_BYTES,
     server: Object.freeze({
       keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
       headersTimeoutMs: e.HEADERS_TIMEOUT_MS,

@@ -9,6 +9,10 @@ export interface Metrics {
   requestDuration: Histogram<'route' | 'status'>;
   keyFetches: Counter<'result'>;
   inFlightDeliveries: Gauge;
+  /** Bodies being read before anything proved their sender (only without a shared secret). */
+  unverifiedBodiesInFlight: Gauge;
+  /** Bytes of request bodies held now (after inflation), against BODY_MEMORY_BUDGET_BYTES. */
+  bodyBytesInFlight: Gauge;
   writeBatchSize: Histogram;
 }
 
@@ -51,6 +55,16 @@ export function createMetrics(options: { pool?: PoolStats } = {}): Metrics {
     inFlightDeliveries: new Gauge({
       name: 'webhook_deliveries_in_flight',
       help: 'Deliveries being processed by this instance now.',
+      registers: [registry],
+    }),
+    unverifiedBodiesInFlight: new Gauge({
+      name: 'webhook_unverified_bodies_in_flight',
+      help: 'Request bodies being read before their sender is proven (no shared secret configured).',
+      registers: [registry],
+    }),
+    bodyBytesInFlight: new Gauge({
+      name: 'webhook_body_bytes_in_flight',
+      help: 'Bytes of request bodies held in memory now, after inflation.',
       registers: [registry],
     }),
   };

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Express } from 'express';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
+import { markContinuePending } from './http/expect-continue.ts';
 
 const CONNECTIONS_CHECKING_INTERVAL_MS = 1000;
 
@@ -25,9 +26,19 @@ export function listen(
     const server = withKeepAliveControl(
       createServer({ connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS }, app),
     );
+    // Only the app may invite a body (after the shared secret): see expect-continue.ts.
+    server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+      markContinuePending(res);
+      server.emit('request', req, res);
+    });
     server.listen(options.port, options.host);
     server.keepAliveTimeout = options.timeouts.keepAliveTimeoutMs;
-    server.headersTimeout = options.timeouts.headersTimeoutMs;
+    // Node swaps the two when the headers timeout is the larger, and a slow body would then run
+    // for the headers timeout: never let it exceed the request timeout (config refuses it too).
+    server.headersTimeout = Math.min(
+      options.timeouts.headersTimeoutMs,
+      options.timeouts.requestTimeoutMs,
+    );
     server.requestTimeout = options.timeouts.requestTimeoutMs;
     server.once('listening', () => resolve(server));
     server.once('error', reject);

@@ -18,8 +18,6 @@ export interface DeliveryDeps {
   /** Writes accepted deliveries (batched with concurrent ones into one statement). */
   store: DeliveryStore;
   keys: SigningKeySource;
-  /** True when the presented Authorisation value matches a configured secret (or none is set). */
-  secretMatches: (presented: string | undefined) => boolean;
   now: () => Date;
 }
 
@@ -48,8 +46,9 @@ export interface DeliveryAnswer {
 }
 
 /**
- * The contract's order of checks (DESIGN.md): secret, signature, Webhookid, duplicate, body,
- * store. Each step either answers or hands on; nothing is stored for an unauthenticated request.
+ * The contract's order of checks (DESIGN.md) from the signature on: signature, Webhookid,
+ * duplicate, body, store (route and shared secret are checked by the HTTP layer before the body is
+ * read). Each step either answers or hands on; nothing is stored for an unauthenticated request.
  */
 export async function receiveDelivery(
   deps: DeliveryDeps,
@@ -57,11 +56,6 @@ export async function receiveDelivery(
 ): Promise<DeliveryAnswer> {
   const { headers, rawBody } = delivery;
   const header = (name: string) => single(headers[name]);
-
-  // 3. Shared secret. Either spelling of the header may carry it.
-  if (!deps.secretMatches(header('authorisation') ?? header('authorization'))) {
-    return unauthorised('secret');
-  }
 
   // 4. Signature over the exact bytes.
   const signature = await checkSignature(rawBody, header('verification-signature'), deps.keys);

@@ -5,11 +5,13 @@ const MAX_BIGINT = 9_223_372_036_854_775_807n;
 export type WebhookIdCheck = { ok: true; value: string } | { ok: false; message: string };
 
 export function parseWebhookId(header: string | undefined): WebhookIdCheck {
-  if (header === undefined || header.trim() === '') {
+  // Only HTTP's own whitespace (space, tab) is trimmed: String.trim would also take U+00A0,
+  // U+2007, U+3000 and the like, which make the header malformed rather than a valid id.
+  const text = header?.replace(/^[ \t]+|[ \t]+$/g, '');
+  if (text === undefined || text === '') {
     return { ok: false, message: 'Webhookid header is missing' };
   }
-  const text = header.trim();
-  if (!/^\d{1,19}$/.test(text)) {
+  if (!/^[0-9]{1,19}$/.test(text)) {
     return { ok: false, message: 'Webhookid must be an integer of 1 to 19 digits' };
   }
   const value = BigInt(text);

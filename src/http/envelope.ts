@@ -15,6 +15,8 @@ const STATUS_WORDS: Record<number, string> = {
   400: 'BadRequest',
   401: 'Unauthorised',
   404: 'NotFound',
+  405: 'MethodNotAllowed',
+  408: 'RequestTimeout',
   413: 'PayloadTooLarge',
   415: 'UnsupportedMediaType',
   500: 'InternalError',

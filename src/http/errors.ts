@@ -1,18 +1,34 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../logger.ts';
+import type { Metrics } from '../metrics.ts';
 import { closeConnectionAfterAnswer } from './close-after-answer.ts';
 import { sendEnvelope } from './envelope.ts';
 
 export type ReceiverErrorCode =
-  'not-found' | 'bad-request' | 'payload-too-large' | 'unsupported-media-type' | 'internal';
+  | 'not-found'
+  | 'bad-request'
+  | 'request-timeout'
+  | 'payload-too-large'
+  | 'unsupported-media-type'
+  | 'overloaded'
+  | 'internal';
 
 const STATUS: Record<ReceiverErrorCode, number> = {
   'not-found': 404,
   'bad-request': 400,
+  'request-timeout': 408,
   'payload-too-large': 413,
   'unsupported-media-type': 415,
+  overloaded: 503,
   internal: 500,
 };
+
+/** Answered before the body was read to its end: the rest of it is never read. */
+const BODY_LEFT_UNREAD = new Set<ReceiverErrorCode>([
+  'payload-too-large',
+  'request-timeout',
+  'overloaded',
+]);
 
 /** The one error type the HTTP layer throws; its message is safe to show a caller. */
 export class ReceiverError extends Error {
@@ -40,15 +56,28 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     // percent-escapes do not decode): those stay 4xx, with a generic description.
     const status = known?.status ?? clientErrorStatus(error) ?? 500;
     const log = (res.locals.log as Logger | undefined) ?? logger;
-    if (status >= 500) log.error({ err: error, path: req.path }, 'request failed');
+    const requestId = res.locals.requestId as string | undefined;
+    if (known?.code === 'overloaded') {
+      // A budget doing its job, not a fault: a warning (alert on the counter), no stack.
+      log.warn({ requestId, path: req.path, status }, known.message);
+      (res.locals.metrics as Metrics | undefined)?.deliveries.inc({
+        event: 'any',
+        outcome: 'overloaded',
+      });
+      res.setHeader('Retry-After', '1');
+    } else if (status >= 500)
+      log.error({ err: error, requestId, path: req.path }, 'request failed');
     else
-      log.info({ code: known?.code, path: req.path, status }, known?.message ?? 'request refused');
+      log.info(
+        { code: known?.code, requestId, path: req.path, status },
+        known?.message ?? 'request refused',
+      );
 
     if (res.headersSent) {
       res.destroy();
       return;
     }
-    if (known?.code === 'payload-too-large') closeConnectionAfterAnswer(req, res);
+    if (known && BODY_LEFT_UNREAD.has(known.code)) closeConnectionAfterAnswer(req, res);
     const description =
       known && status < 500 ? known.message : status < 500 ? 'Bad request' : 'Internal error';
     sendEnvelope(res, status, description);

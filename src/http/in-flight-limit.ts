@@ -1,29 +1,50 @@
-import type { RequestHandler } from 'express';
-import type { Metrics } from '../metrics.ts';
-import { closeConnectionAfterAnswer } from './close-after-answer.ts';
-import { sendEnvelope } from './envelope.ts';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Gauge } from 'prom-client';
+import { ReceiverError } from './errors.ts';
+
+export interface ConcurrencyLimit {
+  /** Takes a slot, or refuses with a quick 503 (Retry-After, body never read) when none is free. */
+  readonly take: RequestHandler;
+  /** Gives this request's slot back before its answer (e.g. once its body has been read). */
+  readonly giveBack: RequestHandler;
+}
 
 /**
- * At most `max` deliveries are processed at once by this instance. Beyond that the answer is a
- * quick 503 (the platform retries in 30 s, and the balancer can try another instance) instead of
- * a queue that grows until everything times out. The body of a refused request is not read.
+ * At most `max` requests hold a slot of this limit at once. Beyond that the answer is a quick
+ * 503 (the platform retries in 30 s, and the balancer can try another instance) instead of a
+ * queue that grows until everything times out. A slot is given back when the request's answer
+ * is done or its connection goes, or earlier through `giveBack`, whichever comes first.
  */
-export function inFlightLimit(max: number, metrics: Metrics): RequestHandler {
-  let inFlight = 0;
-  return (req, res, next) => {
-    if (inFlight >= max) {
-      metrics.deliveries.inc({ event: 'any', outcome: 'overloaded' });
-      res.setHeader('Retry-After', '1');
-      closeConnectionAfterAnswer(req, res);
-      sendEnvelope(res, 503, 'Too many deliveries in progress; retry later');
-      return;
-    }
-    inFlight += 1;
-    metrics.inFlightDeliveries.set(inFlight);
-    res.once('close', () => {
-      inFlight -= 1;
-      metrics.inFlightDeliveries.set(inFlight);
-    });
-    next();
+export function concurrencyLimit(options: {
+  max: number;
+  gauge: Gauge;
+  refusal: string;
+}): ConcurrencyLimit {
+  let inUse = 0;
+  const held = new WeakMap<Response, () => void>();
+  return {
+    take(_req: Request, res: Response, next) {
+      if (inUse >= options.max) {
+        next(new ReceiverError('overloaded', options.refusal));
+        return;
+      }
+      inUse += 1;
+      options.gauge.set(inUse);
+      let given = false;
+      const release = () => {
+        if (given) return;
+        given = true;
+        held.delete(res);
+        inUse -= 1;
+        options.gauge.set(inUse);
+      };
+      held.set(res, release);
+      res.once('close', release);
+      next();
+    },
+    giveBack(_req, res, next) {
+      held.get(res)?.();
+      next();
+    },
   };
 }

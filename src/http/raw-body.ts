@@ -2,15 +2,30 @@ import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import type { RequestHandler } from 'express';
 import { ReceiverError } from './errors.ts';
+import { inviteBody } from './expect-continue.ts';
+import type { MemoryBudget } from './memory-budget.ts';
+
+export interface RawBodyOptions {
+  limitBytes: number;
+  /** Shared by every body in flight on this instance; counts inflated bytes. */
+  budget: MemoryBudget;
+  /**
+   * The whole request must have arrived this long after it reached the app (REQUEST_TIMEOUT_MS),
+   * whatever the server's own timers do; beyond it, 408 and the connection is closed.
+   */
+  timeoutMs?: number | undefined;
+}
 
 /**
  * Reads the exact body bytes before anything parses them (the signature covers these bytes),
  * into `req.body` as a Buffer. Reading stops as soon as the limit is passed: a declared
  * Content-Length over the limit is refused before a byte is read. A compressed body is
  * inflated and the limit applies to the inflated size, so a small bomb cannot grow past it.
+ * Every byte held counts against the instance's memory budget until the answer is done.
  */
-export function rawBody(limitBytes: number): RequestHandler {
-  return (req, _res, next) => {
+export function rawBody(options: RawBodyOptions): RequestHandler {
+  const { limitBytes, budget } = options;
+  return (req, res, next) => {
     const declared = Number(req.get('content-length'));
     if (declared > limitBytes) {
       next(tooLarge(limitBytes));
@@ -26,15 +41,24 @@ export function rawBody(limitBytes: number): RequestHandler {
 
     const chunks: Buffer[] = [];
     let size = 0;
+    let reserved = 0;
+    const releaseAll = () => {
+      budget.release(reserved);
+      reserved = 0;
+    };
+    res.once('close', releaseAll);
     let settled = false;
     const settle = (error?: unknown) => {
       if (settled) return;
       settled = true;
+      clearTimeout(deadline);
       source.off('data', onData).off('end', onEnd).off('error', onError);
       req.off('close', onClose);
       if (error) {
         if (source !== req) source.destroy();
         req.pause();
+        chunks.length = 0;
+        releaseAll();
         next(error);
         return;
       }
@@ -44,7 +68,12 @@ export function rawBody(limitBytes: number): RequestHandler {
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limitBytes) settle(tooLarge(limitBytes));
-      else chunks.push(chunk);
+      else if (!budget.tryReserve(chunk.length)) {
+        settle(new ReceiverError('overloaded', 'Too many request bodies in memory; retry later'));
+      } else {
+        reserved += chunk.length;
+        chunks.push(chunk);
+      }
     };
     const onEnd = () => settle();
     const onError = (error: Error) =>
@@ -52,9 +81,18 @@ export function rawBody(limitBytes: number): RequestHandler {
     const onClose = () => {
       if (!req.complete) settle(new ReceiverError('bad-request', 'Request body was cut short'));
     };
+    const started = (res.locals.startedAt as number | undefined) ?? performance.now();
+    const deadline =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(
+            () => settle(new ReceiverError('request-timeout', 'Request body took too long')),
+            Math.max(0, options.timeoutMs - (performance.now() - started)),
+          );
 
     source.on('data', onData).on('end', onEnd).on('error', onError);
     req.on('close', onClose);
+    inviteBody(res);
   };
 }
 

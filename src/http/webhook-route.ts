@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from '../logger.ts';
 import { findEventModel, isWellFormedEventName } from '../events/registry.ts';
 import {
@@ -6,10 +6,15 @@ import {
   type DeliveryAnswer,
   type DeliveryDeps,
 } from '../delivery/receive-delivery.ts';
+import { unauthorised } from '../delivery/delivery-answers.ts';
+import type { SecretMatcher } from '../verification/secrets.ts';
 import { sendEnvelope } from './envelope.ts';
 import type { Capture } from '../capture/capture-writer.ts';
 import type { Metrics } from '../metrics.ts';
-import { inFlightLimit } from './in-flight-limit.ts';
+import { closeConnectionAfterAnswer } from './close-after-answer.ts';
+import { notFound } from './errors.ts';
+import { concurrencyLimit } from './in-flight-limit.ts';
+import type { MemoryBudget } from './memory-budget.ts';
 import { rawBody } from './raw-body.ts';
 
 const LOG_LEVEL: Record<DeliveryAnswer['outcome'], 'info' | 'warn' | 'error'> = {
@@ -21,66 +26,121 @@ const LOG_LEVEL: Record<DeliveryAnswer['outcome'], 'info' | 'warn' | 'error'> = 
   error: 'error',
 };
 
-/** `POST /webhooks/:eventName`: route check, raw body, then the delivery pipeline. */
-export function webhookRouter(
-  deps: DeliveryDeps & {
-    bodyLimitBytes: number;
-    maxInFlight: number;
-    metrics: Metrics;
-    /** Set with CAPTURE_DIR: keeps each authenticated delivery as a fixture file. */
-    capture?: ((capture: Capture) => Promise<void>) | undefined;
-    logger: Logger;
-  },
-): Router {
+export type WebhookRouterDeps = DeliveryDeps & {
+  /** True when the presented Authorisation value matches a configured secret. */
+  secretMatches: SecretMatcher;
+  /** False when no secret is configured: the signature, over the body, is then the only proof. */
+  secretConfigured: boolean;
+  bodyLimitBytes: number;
+  bodyMemoryBudget: MemoryBudget;
+  /** REQUEST_TIMEOUT_MS: a body must have arrived within it. */
+  requestTimeoutMs?: number | undefined;
+  maxInFlight: number;
+  /** Bodies read at once before anything proves their sender (only without a secret). */
+  maxUnverifiedBodies: number;
+  metrics: Metrics;
+  /** Set with CAPTURE_DIR: keeps each authenticated delivery as a fixture file. */
+  capture?: ((capture: Capture) => Promise<void>) | undefined;
+  logger: Logger;
+};
+
+/**
+ * `POST /webhooks/:eventName`. What needs no body comes first, so a request that fails it costs
+ * no slot, no memory and no wait: route (404/405), shared secret (401, body never read), then a
+ * slot, the body (limit, memory budget, time), and the delivery pipeline from the signature on.
+ */
+export function webhookRouter(deps: WebhookRouterDeps): Router {
+  const inFlight = concurrencyLimit({
+    max: deps.maxInFlight,
+    gauge: deps.metrics.inFlightDeliveries,
+    refusal: 'Too many deliveries in progress; retry later',
+  });
+  const body = rawBody({
+    limitBytes: deps.bodyLimitBytes,
+    budget: deps.bodyMemoryBudget,
+    timeoutMs: deps.requestTimeoutMs,
+  });
+  // With a secret, only a sender who knows it gets a slot, and the slot covers the body. Without
+  // one, nothing proves the sender until the signature is checked over the whole body: bodies are
+  // read under their own small limit, and a delivery slot is taken only once the body is in.
+  const unverified = concurrencyLimit({
+    max: deps.maxUnverifiedBodies,
+    gauge: deps.metrics.unverifiedBodiesInFlight,
+    refusal: 'Too many unverified request bodies in progress; retry later',
+  });
+  const readBody = deps.secretConfigured
+    ? [inFlight.take, body]
+    : [unverified.take, body, unverified.giveBack, inFlight.take];
+
+  const answer = (req: Request, res: Response, delivery: DeliveryAnswer, name: string) => {
+    const model = findEventModel(name);
+    sendEnvelope(res, delivery.httpStatus, delivery.description, delivery.errors);
+    deps.metrics.deliveries.inc({ event: model?.name ?? 'unmodelled', outcome: delivery.outcome });
+    deps.logger[LOG_LEVEL[delivery.outcome]](
+      {
+        requestId: res.locals.requestId,
+        ...delivery.log,
+        event: model?.name ?? name,
+        outcome: delivery.outcome,
+        status: delivery.httpStatus,
+        durationMs: Math.round(performance.now() - (res.locals.startedAt as number)),
+        ...(Buffer.isBuffer(req.body) && { bodyBytes: req.body.length }),
+        remoteAddress: req.ip ?? null,
+        ...(delivery.error !== undefined && { err: delivery.error }),
+      },
+      delivery.outcome === 'error' ? 'delivery NOT stored' : 'delivery',
+    );
+  };
+
+  /** Check 2: the shared secret is a header, so it is checked before a byte of body is read. */
+  const secret: RequestHandler = (req, res, next) => {
+    if (deps.secretMatches(req.get('authorisation') ?? req.get('authorization'))) {
+      next();
+      return;
+    }
+    // Whatever the client still sends is never read: the connection goes after the answer.
+    closeConnectionAfterAnswer(req, res);
+    answer(req, res, unauthorised('secret'), req.params.eventName as string);
+  };
+
   const router = Router();
-  router.post(
-    '/webhooks/:eventName',
-    knownShape,
-    inFlightLimit(deps.maxInFlight, deps.metrics),
-    rawBody(deps.bodyLimitBytes),
-    async (req, res) => {
-      const name = req.params.eventName as string;
-      const model = findEventModel(name);
-      const remoteAddress = req.ip ?? null;
-      const answer = await receiveDelivery(deps, {
-        eventName: model?.name ?? name,
-        model,
-        rawBody: req.body as Buffer,
-        headers: req.headers,
-        requestId: res.locals.requestId as string,
-        remoteAddress,
-      });
-      sendEnvelope(res, answer.httpStatus, answer.description, answer.errors);
-      deps.metrics.deliveries.inc({ event: model?.name ?? 'unmodelled', outcome: answer.outcome });
-      // After the answer: capture never delays or changes it (the writer never throws).
-      void deps.capture?.({
-        eventName: name,
-        rawBody: req.body as Buffer,
-        headers: req.headers,
-        httpStatus: answer.httpStatus,
-        outcome: answer.outcome,
-        ...(answer.errors && { errorPaths: answer.errors.map((error) => error.path) }),
-      });
-      deps.logger[LOG_LEVEL[answer.outcome]](
-        {
-          requestId: res.locals.requestId,
-          ...answer.log,
-          event: model?.name ?? name,
-          outcome: answer.outcome,
-          status: answer.httpStatus,
-          durationMs: Math.round(performance.now() - (res.locals.startedAt as number)),
-          bodyBytes: (req.body as Buffer).length,
-          remoteAddress,
-          ...(answer.error !== undefined && { err: answer.error }),
-        },
-        answer.outcome === 'error' ? 'delivery NOT stored' : 'delivery',
-      );
-    },
-  );
+  router.post('/webhooks/:eventName', knownShape, secret, ...readBody, async (req, res) => {
+    const name = req.params.eventName as string;
+    const model = findEventModel(name);
+    const delivery = await receiveDelivery(deps, {
+      eventName: model?.name ?? name,
+      model,
+      rawBody: req.body as Buffer,
+      headers: req.headers,
+      requestId: res.locals.requestId as string,
+      remoteAddress: req.ip ?? null,
+    });
+    answer(req, res, delivery, name);
+    // After the answer: capture never delays or changes it (the writer never throws).
+    void deps.capture?.({
+      eventName: name,
+      rawBody: req.body as Buffer,
+      headers: req.headers,
+      httpStatus: delivery.httpStatus,
+      outcome: delivery.outcome,
+      ...(delivery.errors && { errorPaths: delivery.errors.map((error) => error.path) }),
+    });
+  });
+  router.all('/webhooks/:eventName', otherMethod);
   return router;
 }
 
 /** Check 1: a malformed event name is no route at all, before a byte of the body is read. */
 const knownShape: RequestHandler = (req, _res, next) => {
   next(isWellFormedEventName(req.params.eventName as string) ? undefined : 'router');
+};
+
+/** Check 1 for any method but POST: answered in the envelope, never Express's plain text. */
+const otherMethod: RequestHandler = (req, res, next) => {
+  if (!isWellFormedEventName(req.params.eventName as string)) {
+    notFound(req, res, next);
+    return;
+  }
+  res.setHeader('Allow', 'POST');
+  sendEnvelope(res, 405, 'Only POST is accepted here');
 };

@@ -15,7 +15,7 @@ beforeAll(async () => {
   stranger = await generateSigningKeyPair();
 });
 
-describe('shared secret (check 3)', () => {
+describe('shared secret (check 2)', () => {
   const app = () =>
     buildTestApp({
       db: bed.database.db,

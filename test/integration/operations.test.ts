@@ -42,7 +42,7 @@ function appWith(
 }
 
 /** Opens a raw connection and sends a delivery's headers and all but the last byte of its body. */
-async function startSlowDelivery(port: number, webhookId: string) {
+async function startSlowDelivery(port: number, webhookId: string, extraHeaders: string[] = []) {
   const body = bodyBytes(nppPayment());
   const socket = connect(port, '127.0.0.1');
   await new Promise((resolve) => socket.once('connect', resolve));
@@ -56,6 +56,7 @@ async function startSlowDelivery(port: number, webhookId: string) {
       `Content-Length: ${body.length}`,
       `Webhookid: ${webhookId}`,
       `Verification-Signature: ${signBody(body, bed.signer.privateKey)}`,
+      ...extraHeaders,
       '',
       '',
     ].join('\r\n'),
@@ -123,16 +124,19 @@ describe('metrics', () => {
 
 describe('overload', () => {
   it('when more deliveries are in flight than allowed, then the extra one gets a quick 503 and is not stored; later ones are served', async () => {
-    const app = appWith({ maxInFlightDeliveries: 1 });
+    // With a shared secret, a delivery's slot is taken once the secret is checked and covers
+    // the reading of its body (without one, see edge-budgets.test.ts).
+    const secret = 'Basic b3ZlcmxvYWQ=';
+    const app = appWith({ maxInFlightDeliveries: 1, webhookSecrets: [secret] });
     const server = await listen(app, { port: 0, host: '127.0.0.1', timeouts: TIMEOUTS });
     const { port } = server.address() as AddressInfo;
     try {
-      const slow = await startSlowDelivery(port, freshWebhookId());
+      const slow = await startSlowDelivery(port, freshWebhookId(), [`Authorisation: ${secret}`]);
       await new Promise((resolve) => setTimeout(resolve, 50)); // the slow one holds the only slot
 
       const res = await fetch(`http://127.0.0.1:${port}/webhooks/NPPReceivePayment`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', Webhookid: '77' },
+        headers: { 'Content-Type': 'application/json', Webhookid: '77', Authorisation: secret },
         body: '{}',
       });
       expect(res.status).toBe(503);
@@ -265,6 +269,32 @@ describe('behind a proxy', () => {
       '203.0.113.9',
     );
   });
+
+  it.each([
+    ['trusted (loopback)', 'loopback', true],
+    ['not trusted (the default)', false, false],
+    ['trusted by address, but not this one', '10.0.0.0/8', false],
+  ] as const)(
+    'when the sender of an X-Request-Id is %s, then the id is used only from a trusted proxy',
+    async (_label, trustProxy, used) => {
+      const built = buildTestApp({
+        db: bed.database.db,
+        publicKey: bed.signer.publicKey,
+        trustProxy,
+      });
+      const res = await sendDelivery(built.app, {
+        body: nppPayment(),
+        signWith: bed.signer.privateKey,
+        headers: { 'X-Request-Id': 'lb-req-42' },
+      }).expect(200);
+      const id = res.headers['x-request-id'];
+      if (used) expect(id).toBe('lb-req-42');
+      else expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(built.logs.at(-1)?.requestId).toBe(id);
+      const [row] = await bed.database.query('SELECT request_id FROM webhook_deliveries');
+      expect(row).toEqual({ request_id: id });
+    },
+  );
 
   it('when no usable X-Request-Id is sent, then one is generated, echoed and on the log line', async () => {
     const built = buildTestApp({ db: bed.database.db, publicKey: bed.signer.publicKey });

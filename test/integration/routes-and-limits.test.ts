@@ -30,7 +30,6 @@ describe('routes (check 1)', () => {
     ['POST', '/webhooks'],
     ['POST', '/webhooks/NPPReceivePayment/extra'],
     ['POST', '/hooks/NPPReceivePayment'],
-    ['GET', '/webhooks/NPPReceivePayment'],
     ['GET', '/'],
   ])('when %s %s, then 404 in the envelope and nothing is stored', async (method, path) => {
     const body = bodyBytes(nppPayment());
@@ -49,6 +48,34 @@ describe('routes (check 1)', () => {
     await bed.expectNothingStored();
   });
 
+  it.each(['GET', 'OPTIONS', 'PUT', 'DELETE', 'PATCH'])(
+    'when %s reaches a well-formed webhook route, then 405 in the envelope with Allow: POST',
+    async (method) => {
+      const res = await request(built.app)[method.toLowerCase() as 'get'](
+        '/webhooks/NPPReceivePayment',
+      );
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe('POST');
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(res.body).toEqual({
+        status: 'MethodNotAllowed',
+        statusDescription: 'Only POST is accepted here',
+        durationMs: expect.any(Number),
+      });
+      await bed.expectNothingStored();
+    },
+  );
+
+  it.each(['GET', 'OPTIONS'])(
+    'when %s reaches a malformed webhook route, then 404 in the envelope',
+    async (method) => {
+      const res = await request(built.app)[method.toLowerCase() as 'get']('/webhooks/bad-name');
+      expect(res.status).toBe(404);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(res.body.status).toBe('NotFound');
+    },
+  );
+
   it('when any answer is sent, then helmet headers are on and no framework banner is shown', async () => {
     const res = await request(built.app).get('/nowhere');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
@@ -56,7 +83,7 @@ describe('routes (check 1)', () => {
   });
 });
 
-describe('body limit (check 2)', () => {
+describe('body limit (check 3)', () => {
   it('when Content-Length declares more than the limit, then 413 and nothing is stored', async () => {
     const body = JSON.stringify(nppPayment({ Padding: 'x'.repeat(LIMIT) }));
     const res = await sendDelivery(built.app, { body, signWith: bed.signer.privateKey });

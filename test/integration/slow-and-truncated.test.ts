@@ -1,10 +1,10 @@
-import { once } from 'node:events';
 import type { Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen } from '../../src/server.ts';
 import { freshWebhookId } from '../support/deliveries.ts';
+import { rawConnection as rawConnectionTo, statuses } from '../support/raw-connection.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
 import { signBody } from '../support/signing.ts';
 import { buildTestApp } from '../support/test-app.ts';
@@ -45,36 +45,7 @@ afterAll(() => {
   server.close();
 });
 
-/** A raw connection that records what the server sent and when it closed. */
-async function rawConnection() {
-  const socket = connect(port, '127.0.0.1');
-  await once(socket, 'connect');
-  const opened = performance.now();
-  let received = '';
-  socket.setEncoding('latin1');
-  socket.on('data', (chunk: string) => (received += chunk));
-  // Writing after the server has cut us off fails; that is the expected outcome, not an error.
-  socket.on('error', () => {});
-  const closed = new Promise<number>((resolve) =>
-    socket.once('close', () => resolve(performance.now() - opened)),
-  );
-  return {
-    socket,
-    received: () => received,
-    write: (bytes: string | Buffer) => socket.write(bytes),
-    /** One byte every `everyMs` until all are sent or the connection is gone. */
-    async dribble(bytes: Buffer, everyMs: number) {
-      for (const byte of bytes) {
-        if (socket.destroyed) return;
-        socket.write(Buffer.from([byte]));
-        await delay(everyMs);
-      }
-    },
-    /** Ms from connecting to the server closing; undefined when still open after `limitMs`. */
-    closedWithin: (limitMs: number) => Promise.race([closed, delay(limitMs).then(() => undefined)]),
-    destroy: () => socket.destroy(),
-  };
-}
+const rawConnection = () => rawConnectionTo(port);
 
 /** A valid, signed NPPReceivePayment: stored if the server ever took it as a whole body. */
 function signedDelivery(contentLength?: number) {
@@ -87,11 +58,6 @@ function signedDelivery(contentLength?: number) {
     `Verification-Signature: ${signBody(body, bed.signer.privateKey)}\r\n` +
     `Content-Length: ${contentLength ?? body.length}\r\n\r\n`;
   return { head, body };
-}
-
-/** Status codes of every response in what the server sent, in order. */
-function statuses(received: string): number[] {
-  return [...received.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
 }
 
 /** Nothing stored, also a moment later: a cut request must not finish in the background. */
@@ -244,6 +210,76 @@ describe('Content-Length lies', () => {
       await expectNothingStoredNowOrLater();
     } finally {
       conn.destroy();
+    }
+  });
+});
+
+describe('request timeout bounds the body (item: time)', () => {
+  /** A server whose headers timeout is the larger, as the old defaults were (66 s vs 30 s). */
+  async function serverWithLargerHeadersTimeout(appTimeoutMs?: number) {
+    const { app } = buildTestApp({
+      db: bed.database.db,
+      publicKey: bed.signer.publicKey,
+      bodyLimitBytes: 16 * 1024,
+      ...(appTimeoutMs !== undefined && { config: { server: { requestTimeoutMs: appTimeoutMs } } }),
+    });
+    return listen(app, {
+      port: 0,
+      host: '127.0.0.1',
+      timeouts: {
+        requestTimeoutMs: TIMEOUT_MS,
+        headersTimeoutMs: 8 * TIMEOUT_MS,
+        keepAliveTimeoutMs: TIMEOUT_MS,
+      },
+    });
+  }
+
+  it.each([
+    ['listen() alone', undefined],
+    ['the body reader (app told the request timeout)', TIMEOUT_MS],
+  ])(
+    'when the headers timeout is larger than the request timeout (%s), then a dribbled body is still cut within the request timeout and nothing is stored',
+    async (_label, appTimeoutMs) => {
+      const slowServer = await serverWithLargerHeadersTimeout(appTimeoutMs);
+      const { head, body } = signedDelivery();
+      const conn = await rawConnectionTo((slowServer.address() as AddressInfo).port);
+      try {
+        conn.write(head);
+        void conn.dribble(body, 50);
+        const closedAfter = await conn.closedWithin(TIMEOUT_MS + SLACK_MS);
+        expect(closedAfter, 'connection still open').toBeDefined();
+        expect(statuses(conn.received()).filter((status) => status !== 408)).toEqual([]);
+        await expectNothingStoredNowOrLater();
+      } finally {
+        conn.destroy();
+        slowServer.closeAllConnections();
+        slowServer.close();
+      }
+    },
+  );
+
+  it('when the app is told the request timeout, then its body reader answers 408 in the envelope even on a server without timeouts', async () => {
+    const { app } = buildTestApp({
+      db: bed.database.db,
+      publicKey: bed.signer.publicKey,
+      config: { server: { requestTimeoutMs: TIMEOUT_MS } },
+    });
+    // A bare node server: its own request timeout is 300 s.
+    const bare = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => bare.once('listening', resolve));
+    const { head, body } = signedDelivery();
+    const conn = await rawConnectionTo((bare.address() as AddressInfo).port);
+    try {
+      conn.write(head);
+      void conn.dribble(body, 50);
+      expect(await conn.closedWithin(TIMEOUT_MS + SLACK_MS), 'connection still open').toBeDefined();
+      expect(statuses(conn.received())).toEqual([408]);
+      expect(conn.received()).toContain('"status":"RequestTimeout"');
+      await expectNothingStoredNowOrLater();
+    } finally {
+      conn.destroy();
+      bare.closeAllConnections();
+      bare.close();
     }
   });
 });

@@ -15,6 +15,8 @@ beforeEach(async () => {
     db: bed.database.db,
     publicKey: bed.signer.publicKey,
     now: () => RECEIVED_AT,
+    // The test client plays the load balancer, whose X-Request-Id is kept.
+    trustProxy: 'loopback',
   });
 });
 

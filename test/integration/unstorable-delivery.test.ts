@@ -19,7 +19,6 @@ function deliverWithStore(store: () => Promise<never>) {
       db: bed.database.db,
       store: { store },
       keys: createConfiguredKeySource(bed.signer.publicKey, Date.now),
-      secretMatches: () => true,
       now: () => new Date(),
     },
     {

@@ -42,6 +42,9 @@ describe('Webhookid (check 5)', () => {
     ['negative', '-5', /1 to 19 digits/],
     ['20 digits', '12345678901234567890', /1 to 19 digits/],
     ['above the bigint range', '9223372036854775808', /larger than/],
+    // Byte 0xA0 on the wire: a non-ASCII space is not HTTP whitespace, so it is not trimmed.
+    ['led by a no-break space', '\u00a0123', /1 to 19 digits/],
+    ['followed by a no-break space', '123\u00a0', /1 to 19 digits/],
   ];
   it.each(cases)(
     'when the Webhookid is %s, then 400 and the delivery is quarantined with the reason',

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import type { KeyObject } from 'node:crypto';
 import type { Express } from 'express';
-import { createApp } from '../../src/app.ts';
+import { createApp, type AppDeps } from '../../src/app.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { Db } from '../../src/storage/database.ts';
 import {
@@ -25,6 +25,8 @@ export interface TestAppOptions {
   bodyLimitBytes?: number;
   trustProxy?: boolean | number | string;
   now?: () => Date;
+  /** Any other app setting (budgets, timeouts). */
+  config?: Partial<AppDeps['config']>;
 }
 
 export function buildTestApp(options: TestAppOptions): TestApp {
@@ -45,6 +47,7 @@ export function buildTestApp(options: TestAppOptions): TestApp {
       bodyLimitBytes: options.bodyLimitBytes ?? 4 * 1024 * 1024,
       webhookSecrets: options.secrets ?? [],
       trustProxy: options.trustProxy ?? false,
+      ...options.config,
     },
     db: options.db,
     keys,
