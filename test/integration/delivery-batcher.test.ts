@@ -168,6 +168,54 @@ describe('group commit', () => {
       }),
     ]);
   });
+
+  it('when a batch hits the statement timeout, then all its deliveries fail at once (no retry of each, which would wait again per delivery), nothing is stored, and it is logged', async () => {
+    const STATEMENT_TIMEOUT_MS = 300;
+    const db = createDatabase({
+      url: bed.database.url,
+      poolMax: 2,
+      statementTimeoutMs: STATEMENT_TIMEOUT_MS,
+    });
+    const log = logLines();
+    const sizes: number[] = [];
+    const store = createBatchingStore(db, {
+      concurrency: 1,
+      maxBatchSize: 100,
+      onBatch: (size) => sizes.push(size),
+      logger: createLogger('debug', log.sink),
+    });
+    let batchMs = 0;
+    try {
+      // Another session holds the table: every insert waits until its statement times out.
+      await bed.database.db.transaction().execute(async (trx) => {
+        await sql`LOCK TABLE webhook_deliveries IN ACCESS EXCLUSIVE MODE`.execute(trx);
+        const lone = store.store(item());
+        const pending = Array.from({ length: 50 }, () => store.store(item()));
+        await expect(lone).rejects.toMatchObject({ code: '57014' });
+        const started = performance.now();
+        const results = await Promise.allSettled(pending);
+        batchMs = performance.now() - started;
+        expect(results.map((result) => (result as PromiseRejectedResult).reason?.code)).toEqual(
+          Array(50).fill('57014'),
+        );
+      });
+    } finally {
+      await db.destroy();
+    }
+    console.info(`batch of 50 failed ${Math.round(batchMs)} ms after the writer took it`);
+    expect(sizes).toEqual([1, 50]);
+    // One statement timeout; retrying each (2 connections) would take about 25 more.
+    expect(batchMs).toBeLessThan(STATEMENT_TIMEOUT_MS * 8);
+    expect(log.lines()).toEqual([
+      expect.objectContaining({
+        msg: 'batch failed; none stored',
+        sqlState: '57014',
+        batchSize: 50,
+        retryEach: false,
+      }),
+    ]);
+    expect(await bed.database.count('webhook_deliveries')).toBe(0);
+  });
 });
 
 describe('prepared statement', () => {
