@@ -1,12 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { createLogger } from '../../src/logger.ts';
 import { createDatabase, type Db } from '../../src/storage/database.ts';
-import { createBatchingStore } from '../../src/storage/delivery-batcher.ts';
 import { freshWebhookId, sendDelivery } from '../support/deliveries.ts';
-import { deliveryItem } from '../support/delivery-items.ts';
-import { logLines } from '../support/log-lines.ts';
+import { deliveryItem, observedStore } from '../support/delivery-items.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
 import { generateSigningKeyPair, type SigningKeyPair } from '../support/signing.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
@@ -150,14 +147,7 @@ describe('group commit during an outage', () => {
       poolMax: 10,
       connectionTimeoutMs: CONNECTION_TIMEOUT_MS,
     });
-    const log = logLines();
-    const sizes: number[] = [];
-    const store = createBatchingStore(ownDb, {
-      concurrency: 1,
-      maxBatchSize: 100,
-      onBatch: (size) => sizes.push(size),
-      logger: createLogger('debug', log.sink),
-    });
+    const { store, sizes, log } = observedStore(ownDb);
     const first = deliveryItem();
     const batch = Array.from({ length: 50 }, () => deliveryItem());
 

@@ -7,8 +7,7 @@ import {
   UnstorableDeliveryError,
   createBatchingStore,
 } from '../../src/storage/delivery-batcher.ts';
-import { deliveryItem as item } from '../support/delivery-items.ts';
-import { logLines } from '../support/log-lines.ts';
+import { deliveryItem as item, observedStore } from '../support/delivery-items.ts';
 import { useTestbed } from '../support/testbed.ts';
 
 const bed = useTestbed();
@@ -131,12 +130,7 @@ describe('group commit', () => {
   });
 
   it('when one delivery in a batch has a TransactionId too long to index, then only it fails, as unstorable, its neighbours are stored, and the batch failure is logged', async () => {
-    const log = logLines();
-    const store = createBatchingStore(bed.database.db, {
-      concurrency: 1,
-      maxBatchSize: 50,
-      logger: createLogger('debug', log.sink),
-    });
+    const { store, log } = observedStore(bed.database.db);
     const poison = item({ transactionId: randomBytes(2000).toString('hex') });
     const neighbours = [item({ transactionId: 'OK-1' }), item({ transactionId: 'OK-2' })];
     const results = await Promise.allSettled([
@@ -176,14 +170,7 @@ describe('group commit', () => {
       poolMax: 2,
       statementTimeoutMs: STATEMENT_TIMEOUT_MS,
     });
-    const log = logLines();
-    const sizes: number[] = [];
-    const store = createBatchingStore(db, {
-      concurrency: 1,
-      maxBatchSize: 100,
-      onBatch: (size) => sizes.push(size),
-      logger: createLogger('debug', log.sink),
-    });
+    const { store, sizes, log } = observedStore(db);
     let batchMs = 0;
     try {
       // Another session holds the table: every insert waits until its statement times out.

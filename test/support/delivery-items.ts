@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { TypedRows } from '../../src/events/types.ts';
 import type { DeliveryToStore } from '../../src/storage/store-deliveries.ts';
+import { createLogger } from '../../src/logger.ts';
+import type { Db } from '../../src/storage/database.ts';
+import { createBatchingStore, type DeliveryStore } from '../../src/storage/delivery-batcher.ts';
 import { freshWebhookId } from './deliveries.ts';
+import { logLines, type LogLines } from './log-lines.ts';
 
 /**
  * What the pipeline hands the store for one delivery: an unmodelled event by default, or a
@@ -55,4 +59,24 @@ export function deliveryItem(
     },
     typed,
   };
+}
+
+/**
+ * A batching store with one writer and batches of up to 100, recording each statement's size
+ * and every log line, so a test can see how deliveries were grouped and what was logged.
+ */
+export function observedStore(db: Db): {
+  store: DeliveryStore;
+  sizes: number[];
+  log: LogLines;
+} {
+  const log = logLines();
+  const sizes: number[] = [];
+  const store = createBatchingStore(db, {
+    concurrency: 1,
+    maxBatchSize: 100,
+    onBatch: (size) => sizes.push(size),
+    logger: createLogger('debug', log.sink),
+  });
+  return { store, sizes, log };
 }
