@@ -79,6 +79,7 @@ export function createApp(deps: AppDeps): Express {
     webhookRouter({
       db: deps.db,
       store: createBatchingStore(deps.db, {
+        logger: deps.logger,
         concurrency: deps.config.writeConcurrency ?? 1,
         maxBatchSize: deps.config.writeBatchMax ?? 100,
         onBatch: (size) => metrics.writeBatchSize.observe(size),

@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
+import type { Logger } from '../logger.ts';
 import type { Database } from './database.ts';
+import { isDeterministicRefusal, isRowFault, sqlState } from './database-errors.ts';
 import { storeDeliveries, type DeliveryToStore, type StoredOutcome } from './store-deliveries.ts';
 
 export interface DeliveryStore {
@@ -14,6 +16,8 @@ export interface BatchingOptions {
   maxBatchSize: number;
   /** Told the size of every statement written (for metrics). */
   onBatch?: (size: number) => void;
+  /** Told of every failed statement, with its error. */
+  logger: Logger;
 }
 
 interface Pending {
@@ -53,9 +57,27 @@ export function createBatchingStore(db: Kysely<Database>, options: BatchingOptio
         );
         batch.forEach((pending, index) => pending.resolve(outcomes[index] as StoredOutcome));
         return;
-      } catch {
+      } catch (error) {
         // One delivery the database refuses, or a deadlock with another instance's batch, must
         // not fail its neighbours: each is tried again on its own, and only a faulty one fails.
+        // A lost connection or a timeout is no row's fault: retrying each delivery would only
+        // wait again, once per delivery, during an outage. All fail now (500: the platform
+        // retries them).
+        const retryEach = isRowFault(error);
+        options.logger.warn(
+          {
+            err: error,
+            sqlState: sqlState(error),
+            batchSize: batch.length,
+            webhookIds: batch.map((pending) => pending.item.delivery.webhookId),
+            retryEach,
+          },
+          retryEach ? 'batch failed; retrying each delivery alone' : 'batch failed; none stored',
+        );
+        if (!retryEach) {
+          batch.forEach((pending) => pending.reject(error));
+          return;
+        }
       }
     }
     await Promise.all(
@@ -72,10 +94,17 @@ export function createBatchingStore(db: Kysely<Database>, options: BatchingOptio
   };
 }
 
-/** The database refused a value in this delivery (SQLSTATE class 22), even without its payload. */
+/**
+ * The database refused this delivery in a way every retry would meet again (see
+ * database-errors.ts), even without its payload.
+ */
 export class UnstorableDeliveryError extends Error {
   constructor(cause: unknown) {
-    super(`the database refused a value in this delivery: ${messageOf(cause)}`, { cause });
+    const code = sqlState(cause);
+    super(
+      `the database refused a value in this delivery${code ? ` (SQLSTATE ${code})` : ''}: ${messageOf(cause)}`,
+      { cause },
+    );
     this.name = 'UnstorableDeliveryError';
   }
 }
@@ -83,14 +112,15 @@ export class UnstorableDeliveryError extends Error {
 /**
  * One delivery in a statement of its own. If Postgres refuses a value in the jsonb copy of the
  * body (a number beyond numeric's range, say), the delivery is stored with its raw bytes only:
- * a signed delivery is never lost to a 500 that would repeat on the platform's retry.
+ * a signed delivery is never lost to a 500 that would repeat on the platform's retry. If it
+ * still refuses (a typed value, an identifier too long to index), the caller quarantines it.
  */
 async function storeAlone(db: Kysely<Database>, item: DeliveryToStore): Promise<StoredOutcome> {
   let failure: unknown;
   try {
     return (await storeDeliveries(db, [item]))[0] as StoredOutcome;
   } catch (error) {
-    if (!isDataException(error)) throw error;
+    if (!isDeterministicRefusal(error)) throw error;
     failure = error;
   }
   if (item.delivery.payloadJson !== null) {
@@ -99,16 +129,11 @@ async function storeAlone(db: Kysely<Database>, item: DeliveryToStore): Promise<
       const [outcome] = await storeDeliveries(db, [withoutPayload]);
       return { ...(outcome as StoredOutcome), payloadDropped: true };
     } catch (error) {
-      if (!isDataException(error)) throw error;
+      if (!isDeterministicRefusal(error)) throw error;
       failure = error;
     }
   }
   throw new UnstorableDeliveryError(failure);
-}
-
-function isDataException(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('22');
 }
 
 function messageOf(error: unknown): string {

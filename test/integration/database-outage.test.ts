@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { createDatabase, type Db } from '../../src/storage/database.ts';
 import { freshWebhookId, sendDelivery } from '../support/deliveries.ts';
+import { deliveryItem, observedStore } from '../support/delivery-items.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
 import { generateSigningKeyPair, type SigningKeyPair } from '../support/signing.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
@@ -14,15 +15,17 @@ let signer: SigningKeyPair;
 let proxy: TcpProxy;
 let db: Db;
 let built: TestApp;
+let viaProxy: string;
 
 beforeAll(async () => {
   [database, signer] = await Promise.all([createTestDatabase(), generateSigningKeyPair()]);
   const target = new URL(database.url);
   proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-  const viaProxy = new URL(database.url);
-  viaProxy.hostname = '127.0.0.1';
-  viaProxy.port = String(proxy.port);
-  db = createDatabase({ url: viaProxy.toString(), poolMax: 4, connectionTimeoutMs: 1000 });
+  const url = new URL(database.url);
+  url.hostname = '127.0.0.1';
+  url.port = String(proxy.port);
+  viaProxy = url.toString();
+  db = createDatabase({ url: viaProxy, poolMax: 4, connectionTimeoutMs: 1000 });
   built = buildTestApp({ db, publicKey: signer.publicKey });
 });
 afterAll(async () => {
@@ -131,5 +134,65 @@ describe('database outage with connections checked out', () => {
       [deliveries.map((delivery) => delivery.webhookId)],
     );
     expect(Number(stored[0]?.n)).toBe(30);
+  });
+});
+
+describe('group commit during an outage', () => {
+  const CONNECTION_TIMEOUT_MS = 1000;
+
+  it('when the database stops answering, then a batch of 50 fails at once after one connection timeout (not one per delivery), nothing is stored, and the failure is logged', async () => {
+    // A pool of its own, with no connections open yet: each statement must connect, and waits.
+    const ownDb = createDatabase({
+      url: viaProxy,
+      poolMax: 10,
+      connectionTimeoutMs: CONNECTION_TIMEOUT_MS,
+    });
+    const { store, sizes, log } = observedStore(ownDb);
+    const first = deliveryItem();
+    const batch = Array.from({ length: 50 }, () => deliveryItem());
+
+    proxy.silence();
+    const attemptsBefore = proxy.accepted;
+    let batchMs: number;
+    try {
+      // The first delivery holds the single writer while it waits to connect; the 50 arriving
+      // meanwhile go together in the next statement.
+      const lone = store.store(first);
+      const pending = batch.map((item) => store.store(item));
+      await expect(lone).rejects.toThrow(/timeout/);
+      const batchStarted = performance.now();
+      const results = await Promise.allSettled(pending);
+      batchMs = performance.now() - batchStarted;
+
+      expect(sizes).toEqual([1, 50]);
+      expect(results.map((result) => result.status)).toEqual(Array(50).fill('rejected'));
+      for (const result of results) {
+        expect((result as PromiseRejectedResult).reason).toBeInstanceOf(Error);
+        expect(String((result as PromiseRejectedResult).reason)).toMatch(/timeout/);
+      }
+      // One connection attempt per statement, none per delivery.
+      expect(proxy.accepted - attemptsBefore).toBe(2);
+    } finally {
+      proxy.restore();
+      await ownDb.destroy();
+    }
+    console.info(`batch of 50 failed ${Math.round(batchMs)} ms after the writer took it`);
+    // About one connection timeout; a retry of each delivery would add at least one more.
+    expect(batchMs).toBeLessThan(CONNECTION_TIMEOUT_MS * 1.8);
+
+    expect(log.lines().filter((line) => line.msg === 'batch failed; none stored')).toEqual([
+      expect.objectContaining({
+        level: 40,
+        batchSize: 50,
+        retryEach: false,
+        webhookIds: batch.map((item) => item.delivery.webhookId),
+        err: expect.objectContaining({ message: expect.stringMatching(/timeout/) }),
+      }),
+    ]);
+    const stored = await database.query<{ n: string }>(
+      `SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ANY($1::bigint[])`,
+      [[first, ...batch].map((item) => item.delivery.webhookId)],
+    );
+    expect(Number(stored[0]?.n)).toBe(0);
   });
 });

@@ -10,23 +10,32 @@ export interface TcpProxy {
   port: number;
   /** Drop every open connection and refuse new ones until `restore`. */
   cut(): void;
+  /**
+   * Drop every open connection and leave new ones unanswered until `restore`, like a database
+   * host that stops responding: a client waits out its connection timeout.
+   */
+  silence(): void;
   restore(): void;
+  /** Connections accepted so far (attempts, answered or not). */
+  readonly accepted: number;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
-  let open = true;
+  let mode: 'open' | 'cut' | 'silent' = 'open';
+  let accepted = 0;
   const track = (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   };
   const server: Server = createServer((client) => {
     track(client);
-    if (!open) {
-      client.destroy();
-      return;
-    }
+    accepted += 1;
+    if (mode === 'cut') client.destroy();
+    // A silent connection is reset by the client when it gives up: not an error here.
+    if (mode === 'silent') client.on('error', () => {});
+    if (mode !== 'open') return;
     const upstream = connect(targetPort, targetHost);
     track(upstream);
     client.pipe(upstream).pipe(client);
@@ -39,11 +48,18 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   return {
     port: (server.address() as AddressInfo).port,
     cut: () => {
-      open = false;
+      mode = 'cut';
+      for (const socket of sockets) socket.destroy();
+    },
+    silence: () => {
+      mode = 'silent';
       for (const socket of sockets) socket.destroy();
     },
     restore: () => {
-      open = true;
+      mode = 'open';
+    },
+    get accepted() {
+      return accepted;
     },
     close: () =>
       new Promise((resolve) => {

@@ -1,7 +1,7 @@
-import { Writable } from 'node:stream';
 import type { KeyObject } from 'node:crypto';
 import type { Express } from 'express';
 import { createApp, type AppDeps } from '../../src/app.ts';
+import { logLines } from './log-lines.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { Db } from '../../src/storage/database.ts';
 import {
@@ -30,13 +30,7 @@ export interface TestAppOptions {
 }
 
 export function buildTestApp(options: TestAppOptions): TestApp {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-      done();
-    },
-  });
+  const log = logLines();
   const keys =
     options.keys ??
     (options.publicKey
@@ -51,15 +45,15 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     },
     db: options.db,
     keys,
-    logger: createLogger('debug', sink),
+    logger: createLogger('debug', log.sink),
     clock: { now: options.now ?? (() => new Date()) },
   });
   return {
     app,
     get logs() {
-      return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      return log.lines();
     },
-    logText: () => lines.join('\n'),
+    logText: log.text,
   };
 }
 
