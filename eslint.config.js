@@ -13,7 +13,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**', 'test/**'],
+    files: ['tools/**', 'test/**'],
     rules: { 'no-console': 'off' },
   },
 );

@@ -1,7 +1,7 @@
 import { decodeBody } from '../delivery/decode-body.ts';
 import { findEventModel } from '../events/registry.ts';
 import type { TypedRows } from '../events/types.ts';
-import type { ExpectedAnswer, RowTable } from './expected-answer.ts';
+import type { ExpectedAnswer, RowTable } from '../shared/expected-answer.ts';
 
 const NO_ROWS: Record<RowTable, number> = {
   webhook_deliveries: 0,

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KeyObject } from 'node:crypto';
 import { PUBLIC_KEY_PATH } from '../config.ts';
-import { providerHex } from '../capture/provider-hex.ts';
+import { providerHex } from './platform-key.ts';
 
 export interface KeyServer {
   /** The full key URL, for SIGNING_KEY_URL. */

@@ -1,14 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bodyBytes } from '../../src/capture/capture-body.ts';
-import { captureFilesAt, loadCaptureFile } from '../../src/capture/capture-files.ts';
-import type { CapturedDelivery } from '../../src/capture/captured-delivery.ts';
+import { bodyBytes } from '../../src/shared/capture-body.ts';
+import { captureFilesAt, loadCaptureFile } from '../../tools/capture/capture-files.ts';
+import type { CapturedDelivery } from '../../src/shared/captured-delivery.ts';
 import {
   differencesFromExpected,
   ROW_TABLES,
   type RowTable,
-} from '../../src/capture/expected-answer.ts';
+} from '../../src/shared/expected-answer.ts';
 import { createConfiguredKeySource } from '../../src/verification/key-source.ts';
 import { parsePublicKey } from '../../src/verification/public-key.ts';
 import { buildTestApp } from '../support/test-app.ts';

@@ -11,7 +11,7 @@ import { listBenchDatabases, readPostgresFacts, withClient } from './postgres.ts
 import { readMemory } from './proc-stats.ts';
 import { publish } from './publish.ts';
 import { runRounds } from './rounds.ts';
-import { launchServer, type BenchServer } from './server-specs.ts';
+import { BENCH_SERVERS_TSCONFIG, launchServer, type BenchServer } from './server-specs.ts';
 import { summarise } from './summary.ts';
 
 /**
@@ -44,6 +44,8 @@ async function main(): Promise<number> {
   try {
     log('building (npm run build): the servers run as compiled JavaScript, as in production');
     execFileSync('npm', ['run', '--silent', 'build'], { cwd: PROJECT_DIR, stdio: 'inherit' });
+    // The comparison servers are not part of the product: compiled on their own, outside dist/.
+    execFileSync('npx', ['tsc', '-p', BENCH_SERVERS_TSCONFIG], { cwd: PROJECT_DIR, stdio: 'inherit' });
     const startedAt = new Date();
     // Read before the servers load the code: what was measured, not what is there afterwards.
     const code = describeCode(PROJECT_DIR);

@@ -14,8 +14,12 @@ import { freePort, startServer, type RunningServer } from './server-process.ts';
 
 /**
  * The three servers under test, each started the way it would run in production: compiled
- * JavaScript from dist/ (`npm run build`, which the run does first), no TypeScript loader.
+ * JavaScript, no TypeScript loader. The receiver from dist/ (`npm run build`); the other two are
+ * not part of the product, so the run compiles them on their own into .data/bench/servers/.
  */
+
+export const BENCH_SERVERS_TSCONFIG = 'tools/bench/servers/tsconfig.json';
+const BENCH_SERVERS_DIR = '.data/bench/servers';
 
 export interface BenchServer {
   readonly name: ServerName;
@@ -57,7 +61,7 @@ export async function launchServer(name: ServerName, ctx: LaunchContext): Promis
 
   if (name === 'bare') {
     const server = await start(ctx, {
-      script: 'dist/scripts/bench/servers/bare-echo.js',
+      script: `${BENCH_SERVERS_DIR}/bare-echo.js`,
       env,
       port,
       readyPath: '/healthz',
@@ -99,7 +103,7 @@ export async function launchServer(name: ServerName, ctx: LaunchContext): Promis
     client.query('CREATE TABLE webhooks (webhook_id bigint PRIMARY KEY, body jsonb NOT NULL)'),
   );
   const server = await start(ctx, {
-    script: 'dist/scripts/bench/servers/hand-written.js',
+    script: `${BENCH_SERVERS_DIR}/hand-written.js`,
     env: {
       ...env,
       DATABASE_URL: url,

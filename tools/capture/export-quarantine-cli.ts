@@ -9,18 +9,18 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { exportQuarantine } from '../src/capture/export-quarantine.ts';
-import { openToolDatabase } from '../src/capture/tool-database.ts';
-import { loadConfig, type Config } from '../src/config.ts';
-import { createLogger } from '../src/logger.ts';
+import { exportQuarantine } from './export-quarantine.ts';
+import { openToolDatabase } from './tool-database.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
 import {
   checkKeyUrl,
   DEFAULT_MAX_KEY_BYTES,
   fetchSigningKey,
-} from '../src/verification/key-fetch.ts';
-import { parsePublicKey } from '../src/verification/public-key.ts';
+} from '../../src/verification/key-fetch.ts';
+import { parsePublicKey } from '../../src/verification/public-key.ts';
 
-const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
+const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const USAGE =
   'usage: npm run export-quarantine -- --out <folder> [--since <ISO time>] [--id <N>] [--public-key <hex, PEM or file>]';
 

@@ -2,15 +2,15 @@ import type { KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { findEventModel } from '../events/registry.ts';
-import type { Db } from '../storage/database.ts';
-import { keyFingerprint } from '../verification/public-key.ts';
-import { decodeSignature, verifySignature } from '../verification/signature.ts';
-import { bodyField } from './capture-body.ts';
-import { captureHeaders } from './capture-headers.ts';
-import { serialiseCapturedDelivery } from './captured-delivery.ts';
+import { findEventModel } from '../../src/events/registry.ts';
+import type { Db } from '../../src/storage/database.ts';
+import { keyFingerprint } from '../../src/verification/public-key.ts';
+import { decodeSignature, verifySignature } from '../../src/verification/signature.ts';
+import { bodyField } from '../../src/shared/capture-body.ts';
+import { captureHeaders } from '../../src/shared/capture-headers.ts';
+import { serialiseCapturedDelivery } from '../../src/shared/captured-delivery.ts';
 import { targetRows } from './export-target-rows.ts';
-import { providerHex } from './provider-hex.ts';
+import { providerHex } from '../../src/shared/platform-key.ts';
 
 export interface ExportQuarantineOptions {
   outDir: string;

@@ -8,13 +8,13 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { captureFilesAt, loadCaptureFile } from '../src/capture/capture-files.ts';
+import { captureFilesAt, loadCaptureFile } from './capture-files.ts';
 import {
   replayCaptures,
   summariseReplay,
   webhookIdCounter,
   type ReplayResult,
-} from '../src/capture/replay-deliveries.ts';
+} from './replay-deliveries.ts';
 
 const USAGE =
   'usage: npm run replay -- <file or folder> [--url http://127.0.0.1:3000] [--secret <value>] [--new-webhookid] [--report-only]';

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../config.ts';
-import type { Logger } from '../logger.ts';
-import { createDatabase } from '../storage/database.ts';
-import { resolveEmbeddedDataDir } from '../storage/embedded-postgres.ts';
-import { openDatabase, type OpenDatabase } from '../storage/open-database.ts';
+import type { Config } from '../../src/config.ts';
+import type { Logger } from '../../src/logger.ts';
+import { createDatabase } from '../../src/storage/database.ts';
+import { resolveEmbeddedDataDir } from '../../src/storage/embedded-postgres.ts';
+import { openDatabase, type OpenDatabase } from '../../src/storage/open-database.ts';
 
 /**
  * The receiver's database for an operator tool: DATABASE_URL when set; otherwise the embedded

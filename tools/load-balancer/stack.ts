@@ -7,7 +7,7 @@ import {
   publicKeyAsProviderHex,
   type SigningKeyPair,
 } from '../../test/support/signing.ts';
-import { startTcpProxy, type TcpProxy } from '../../test/support/tcp-proxy.ts';
+import { startTcpProxy, type TcpProxy } from '../shared/tcp-proxy.ts';
 import type { Cleanup } from './cleanup.ts';
 import { provideDatabase } from './database.ts';
 import { createLeakDetector, type LeakDetector } from './leaks.ts';

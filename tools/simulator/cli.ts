@@ -8,8 +8,8 @@
  */
 import { randomInt } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { startSimulator, type SimulateOptions } from '../src/simulator/simulate.ts';
-import { exitCode, formatSummary } from '../src/simulator/summary.ts';
+import { startSimulator, type SimulateOptions } from './simulate.ts';
+import { exitCode, formatSummary } from './summary.ts';
 
 const USAGE = `usage: npm run simulate -- [options]
   --url <base>              receiver (default http://127.0.0.1:3000), POST <base>/webhooks/<event>

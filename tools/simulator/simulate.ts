@@ -1,5 +1,5 @@
-import { keyFingerprint } from '../verification/public-key.ts';
-import { startKeyServer, type KeyServer } from './key-server.ts';
+import { keyFingerprint } from '../../src/verification/public-key.ts';
+import { startKeyServer, type KeyServer } from '../../src/shared/key-server.ts';
 import { planSimulation, type PlanOptions } from './plan.ts';
 import { runSimulation, type RunOptions } from './run-simulation.ts';
 import { loadOrCreateSigningKey } from './signing-key.ts';

@@ -15,26 +15,26 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { captureFilesAt, loadCaptureFile } from '../../src/capture/capture-files.ts';
-import { parseCapturedDelivery } from '../../src/capture/captured-delivery.ts';
-import { exportQuarantine } from '../../src/capture/export-quarantine.ts';
+import { captureFilesAt, loadCaptureFile } from '../capture-files.ts';
+import { parseCapturedDelivery } from '../../../src/shared/captured-delivery.ts';
+import { exportQuarantine } from '../export-quarantine.ts';
 import {
   replayCaptures,
   summariseReplay,
   webhookIdCounter,
-} from '../../src/capture/replay-deliveries.ts';
-import { sendDelivery } from '../support/deliveries.ts';
-import { nppPayment, rejectionRecord } from '../support/sample-bodies.ts';
-import { generateSigningKeyPair } from '../support/signing.ts';
-import { buildTestApp } from '../support/test-app.ts';
-import { useTestbed } from '../support/testbed.ts';
+} from '../replay-deliveries.ts';
+import { sendDelivery } from '../../../test/support/deliveries.ts';
+import { nppPayment, rejectionRecord } from '../../../test/support/sample-bodies.ts';
+import { generateSigningKeyPair } from '../../../test/support/signing.ts';
+import { buildTestApp } from '../../../test/support/test-app.ts';
+import { useTestbed } from '../../../test/support/testbed.ts';
 
 const bed = useTestbed();
-const FIXTURES = fileURLToPath(new URL('../fixtures/captured/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/captured/', import.meta.url));
 const SENDER_KEY = createPublicKey(
-  readFileSync(new URL('../fixtures/keys/captured-sender.public.pem', import.meta.url)),
+  readFileSync(new URL('../../../test/fixtures/keys/captured-sender.public.pem', import.meta.url)),
 );
-const PROJECT = fileURLToPath(new URL('../..', import.meta.url));
+const PROJECT = fileURLToPath(new URL('../../..', import.meta.url));
 const SECRET = 'Basic cmVwbGF5LXNlY3JldA==';
 const fixtures = () => captureFilesAt(FIXTURES).map(loadCaptureFile);
 
@@ -168,7 +168,7 @@ describe('replay', () => {
 
 async function runCli(args: string[]): Promise<{ code: number; stdout: string }> {
   try {
-    const { stdout } = await promisify(execFile)('npx', ['tsx', 'scripts/replay.ts', ...args], {
+    const { stdout } = await promisify(execFile)('npx', ['tsx', 'tools/capture/replay-cli.ts', ...args], {
       cwd: PROJECT,
     });
     return { code: 0, stdout };

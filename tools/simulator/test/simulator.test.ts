@@ -4,20 +4,20 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
-import { startKeyServer } from '../../src/simulator/key-server.ts';
-import { VALID_VARIANTS } from '../../src/simulator/payloads.ts';
-import { DEFAULT_EVENTS, planSimulation } from '../../src/simulator/plan.ts';
-import { runSimulation, type RunOptions } from '../../src/simulator/run-simulation.ts';
-import { loadOrCreateSigningKey } from '../../src/simulator/signing-key.ts';
-import { startSimulator } from '../../src/simulator/simulate.ts';
-import { exitCode } from '../../src/simulator/summary.ts';
+import { createLogger } from '../../../src/logger.ts';
+import { startKeyServer } from '../../../src/shared/key-server.ts';
+import { VALID_VARIANTS } from '../payloads.ts';
+import { DEFAULT_EVENTS, planSimulation } from '../plan.ts';
+import { runSimulation, type RunOptions } from '../run-simulation.ts';
+import { loadOrCreateSigningKey } from '../signing-key.ts';
+import { startSimulator } from '../simulate.ts';
+import { exitCode } from '../summary.ts';
 import {
   createFetchedKeySource,
   type SigningKeySource,
-} from '../../src/verification/key-source.ts';
-import { buildTestApp } from '../support/test-app.ts';
-import { useTestbed } from '../support/testbed.ts';
+} from '../../../src/verification/key-source.ts';
+import { buildTestApp } from '../../../test/support/test-app.ts';
+import { useTestbed } from '../../../test/support/testbed.ts';
 
 const bed = useTestbed();
 const SECRET = 'Basic c2ltdWxhdG9y';
