@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { isWellFormedEventName } from '../events/registry.ts';
 import { escapeInvisibleCharacters, isUtf8Text } from './capture-body.ts';
 import { headerProblem, orderHeaders } from './capture-headers.ts';
+import { isWellFormedEventName } from './event-name.ts';
 import {
   OUTCOMES,
   ROW_TABLES,

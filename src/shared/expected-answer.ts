@@ -1,7 +1,10 @@
-import type { DeliveryOutcome } from '../delivery/receive-delivery.ts';
-
 /** What a captured delivery says the receiver must answer, and how to compare an answer to it. */
 
+/**
+ * The receiver's delivery outcomes, as the file format spells them. The receiver's own type
+ * (DeliveryOutcome) is checked against this list where both meet (src/capture), so the two
+ * cannot drift apart without the typecheck failing.
+ */
 export const OUTCOMES = [
   'stored',
   'duplicate',
@@ -9,9 +12,11 @@ export const OUTCOMES = [
   'unauthorised',
   'no-signing-key',
   'error',
-] as const satisfies readonly DeliveryOutcome[];
+] as const;
 
-export const STATUS_FOR_OUTCOME: Readonly<Record<DeliveryOutcome, number>> = {
+export type Outcome = (typeof OUTCOMES)[number];
+
+export const STATUS_FOR_OUTCOME: Readonly<Record<Outcome, number>> = {
   stored: 200,
   duplicate: 200,
   quarantined: 400,
@@ -42,7 +47,7 @@ export type RowTable = (typeof ROW_TABLES)[number];
 
 export interface ExpectedAnswer {
   status: number;
-  outcome: DeliveryOutcome;
+  outcome: Outcome;
   modelled?: boolean;
   errorPaths?: string[];
   rows: Record<RowTable, number>;

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { createLogger } from '../../src/logger.ts';
+import { startKeyServer, type KeyServer } from '../../src/shared/key-server.ts';
 import {
   createFetchedKeySource,
   type SigningKeySource,
 } from '../../src/verification/key-source.ts';
 import { sendDelivery } from '../support/deliveries.ts';
-import { startKeyEndpoint, type KeyEndpoint } from '../support/key-endpoint.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
 import { generateSigningKeyPair, type SigningKeyPair } from '../support/signing.ts';
 import { buildTestApp } from '../support/test-app.ts';
@@ -15,7 +15,7 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database.
 let database: TestDatabase;
 let oldKey: SigningKeyPair;
 let newKey: SigningKeyPair;
-let endpoint: KeyEndpoint;
+let endpoint: KeyServer;
 let clock: number;
 
 beforeAll(async () => {
@@ -30,7 +30,7 @@ beforeEach(async () => {
   await database.query(
     'TRUNCATE webhook_deliveries, npp_payments, credit_rejections, quarantined_deliveries',
   );
-  endpoint = await startKeyEndpoint();
+  endpoint = await startKeyServer(undefined, { port: 0, host: '127.0.0.1' });
   clock = Date.parse('2026-11-22T00:00:00Z');
   return () => endpoint.close();
 });

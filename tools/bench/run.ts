@@ -45,7 +45,10 @@ async function main(): Promise<number> {
     log('building (npm run build): the servers run as compiled JavaScript, as in production');
     execFileSync('npm', ['run', '--silent', 'build'], { cwd: PROJECT_DIR, stdio: 'inherit' });
     // The comparison servers are not part of the product: compiled on their own, outside dist/.
-    execFileSync('npx', ['tsc', '-p', BENCH_SERVERS_TSCONFIG], { cwd: PROJECT_DIR, stdio: 'inherit' });
+    execFileSync('npx', ['tsc', '-p', BENCH_SERVERS_TSCONFIG], {
+      cwd: PROJECT_DIR,
+      stdio: 'inherit',
+    });
     const startedAt = new Date();
     // Read before the servers load the code: what was measured, not what is there afterwards.
     const code = describeCode(PROJECT_DIR);

@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
+import { providerHex } from '../../src/shared/platform-key.ts';
 import type { Cleanup } from './cleanup.ts';
 import type { ServerName } from './options.ts';
 import {
@@ -85,7 +86,7 @@ export async function launchServer(name: ServerName, ctx: LaunchContext): Promis
         DATABASE_URL: url,
         DATABASE_POOL_MAX: String(ctx.poolMax),
         // Hex DER PKCS#1, exactly what the platform's key endpoint serves.
-        SIGNING_KEY: ctx.publicKey.export({ type: 'pkcs1', format: 'der' }).toString('hex'),
+        SIGNING_KEY: providerHex(ctx.publicKey),
         WEBHOOK_SECRETS: ctx.secret,
         LOG_LEVEL: 'info',
         // As `npm run start:prod` sets it.

@@ -2,11 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import {
-  generateSigningKeyPair,
-  publicKeyAsProviderHex,
-  type SigningKeyPair,
-} from '../../test/support/signing.ts';
+import { providerHex } from '../../src/shared/platform-key.ts';
+import { generateSigningKeyPair, type SigningKeyPair } from '../../src/shared/signing.ts';
 import { startTcpProxy, type TcpProxy } from '../shared/tcp-proxy.ts';
 import type { Cleanup } from './cleanup.ts';
 import { provideDatabase } from './database.ts';
@@ -67,7 +64,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
   const env = {
     DATABASE_URL: viaProxy.toString(),
     DATABASE_CONNECTION_TIMEOUT_MS: '2000',
-    SIGNING_KEY: publicKeyAsProviderHex(signer.publicKey),
+    SIGNING_KEY: providerHex(signer.publicKey),
     WEBHOOK_SECRETS: secret,
     BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES),
     // Only nginx's address is trusted, so remote_address is the sender's, from X-Forwarded-For.

@@ -6,7 +6,7 @@ import {
   type Variant,
 } from './payloads.ts';
 import { randomInt, seededRandom, shuffled, type Random } from './random.ts';
-import { signDelivery } from './signing-key.ts';
+import { signBody } from '../../src/shared/signing.ts';
 
 export const DEFAULT_EVENTS = [
   'NPPReceivePayment',
@@ -86,7 +86,7 @@ export function planSimulation(options: PlanOptions, privateKey: KeyObject): Pla
       variant: pick.variant.name,
       webhookId: `${runId}${String(index).padStart(9, '0')}`,
       body,
-      signature: signDelivery(signed, privateKey),
+      signature: signBody(signed, privateKey),
       expectation,
     });
   }

@@ -1,14 +1,8 @@
-import {
-  createPrivateKey,
-  createPublicKey,
-  generateKeyPair,
-  sign,
-  type KeyObject,
-} from 'node:crypto';
+import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { generateSigningKeyPair } from '../../src/shared/signing.ts';
 
 export interface SimulatorKey {
   privateKey: KeyObject;
@@ -35,18 +29,10 @@ export async function loadOrCreateSigningKey(options: {
   if (keyFile !== undefined && !options.saveKey) {
     throw new Error(`${keyFile} does not exist (add --save-key to generate one there)`);
   }
-  const pair = await promisify(generateKeyPair)('rsa', {
-    modulusLength: 2048,
-    publicExponent: 0x10001,
-  });
+  const pair = await generateSigningKeyPair();
   if (keyFile === undefined) return { ...pair, origin: 'generated' };
   const pem = pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   await mkdir(path.dirname(keyFile), { recursive: true });
   await writeFile(keyFile, pem, { mode: 0o600, flag: 'wx' });
   return { ...pair, origin: 'generated and saved' };
-}
-
-/** The `Verification-Signature` value: RSA PKCS#1 v1.5 over SHA-256 of the exact bytes, base64. */
-export function signDelivery(body: Buffer, privateKey: KeyObject): string {
-  return sign('sha256', body, privateKey).toString('base64');
 }

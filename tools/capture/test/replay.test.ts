@@ -18,14 +18,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { captureFilesAt, loadCaptureFile } from '../capture-files.ts';
 import { parseCapturedDelivery } from '../../../src/shared/captured-delivery.ts';
 import { exportQuarantine } from '../export-quarantine.ts';
-import {
-  replayCaptures,
-  summariseReplay,
-  webhookIdCounter,
-} from '../replay-deliveries.ts';
+import { replayCaptures, summariseReplay, webhookIdCounter } from '../replay-deliveries.ts';
 import { sendDelivery } from '../../../test/support/deliveries.ts';
 import { nppPayment, rejectionRecord } from '../../../test/support/sample-bodies.ts';
-import { generateSigningKeyPair } from '../../../test/support/signing.ts';
+import { generateSigningKeyPair } from '../../../src/shared/signing.ts';
 import { buildTestApp } from '../../../test/support/test-app.ts';
 import { useTestbed } from '../../../test/support/testbed.ts';
 
@@ -168,9 +164,13 @@ describe('replay', () => {
 
 async function runCli(args: string[]): Promise<{ code: number; stdout: string }> {
   try {
-    const { stdout } = await promisify(execFile)('npx', ['tsx', 'tools/capture/replay-cli.ts', ...args], {
-      cwd: PROJECT,
-    });
+    const { stdout } = await promisify(execFile)(
+      'npx',
+      ['tsx', 'tools/capture/replay-cli.ts', ...args],
+      {
+        cwd: PROJECT,
+      },
+    );
     return { code: 0, stdout };
   } catch (error) {
     const failed = error as { code: number; stdout: string };
