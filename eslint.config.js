@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layersPlugin } from './lint/layers.js';
 
 export default tseslint.config(
   { ignores: ['node_modules/', '.data/', 'coverage/', 'dist/'] },
@@ -11,6 +12,11 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       'no-console': 'error',
     },
+  },
+  {
+    // What may import what (service, src/shared, tools, tests, migrations): lint/layers.js.
+    plugins: { layers: layersPlugin },
+    rules: { 'layers/imports': 'error' },
   },
   {
     files: ['tools/**', 'test/**'],
