@@ -48,7 +48,7 @@ export interface DeliveryAnswer {
 }
 
 /**
- * The contract's order of checks (DESIGN.md): secret, signature, Webhookid, duplicate, body,
+ * The contract's order of checks (docs/receiver-contract.md): secret, signature, Webhookid, duplicate, body,
  * store. Each step either answers or hands on; nothing is stored for an unauthenticated request.
  */
 export async function receiveDelivery(

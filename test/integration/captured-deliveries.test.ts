@@ -16,7 +16,7 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database.
 
 /**
  * Replays every file in test/fixtures/captured/ (format: docs/captured-fixtures.md, defined in
- * src/capture/captured-delivery.ts) through the app: the exact bytes, exactly the recorded
+ * src/shared/captured-delivery.ts) through the app: the exact bytes, exactly the recorded
  * headers, the recorded public key, no shared secret. Each file's `expected` block is the
  * contract the app must meet.
  */

@@ -2,7 +2,7 @@ import { randomInt, type Random } from './random.ts';
 
 /**
  * The bodies the simulated platform sends: every event and every shape the contract and the
- * platform's own examples disagree on (DESIGN.md, "be liberal"). `key` makes each body's
+ * platform's own examples disagree on (docs/receiver-contract.md, "be liberal"). `key` makes each body's
  * business identifiers unique within a run and across runs with different seeds.
  */
 
