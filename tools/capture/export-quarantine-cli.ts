@@ -31,8 +31,13 @@ async function main(): Promise<number> {
       since: { type: 'string' },
       id: { type: 'string' },
       'public-key': { type: 'string' },
+      help: { type: 'boolean', default: false },
     },
   });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
   const since = values.since === undefined ? undefined : new Date(values.since);
   if (
     !values.out ||

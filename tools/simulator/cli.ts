@@ -8,6 +8,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { isWellFormedEventName } from '../../src/shared/event-name.ts';
 import { startSimulator, type SimulateOptions } from './simulate.ts';
 import { exitCode, formatSummary } from './summary.ts';
 
@@ -29,7 +30,8 @@ const USAGE = `usage: npm run simulate -- [options]
                             receiver that cached the key keeps verifying across runs)
   --keep-serving            keep the key endpoint up after sending, until Ctrl-C
   --seed <n>                the same seed sends the same bytes (default: random)
-  --verbose                 one line per answer`;
+  --verbose                 one line per answer
+  --help                    this text`;
 
 const DEFAULT_KEY_FILE = '.data/simulator-key.pem';
 
@@ -41,7 +43,9 @@ function number(name: string, text: string | undefined, fallback: number, max = 
   return value;
 }
 
-function parse(argv: string[]): SimulateOptions & { keepServing: boolean; verbose: boolean } {
+function parse(
+  argv: string[],
+): (SimulateOptions & { keepServing: boolean; verbose: boolean }) | 'help' {
   const string = { type: 'string' } as const;
   const flag = { type: 'boolean', default: false } as const;
   const { values: v } = parseArgs({
@@ -65,14 +69,16 @@ function parse(argv: string[]): SimulateOptions & { keepServing: boolean; verbos
       'keep-serving': flag,
       seed: string,
       verbose: flag,
+      help: flag,
     },
   });
+  if (v.help) return 'help';
   const events = v.events
     ?.split(',')
     .map((name) => name.trim())
     .filter(Boolean);
   for (const name of events ?? []) {
-    if (!/^[A-Za-z0-9]{1,64}$/.test(name)) throw new Error(`--events: not an event name: ${name}`);
+    if (!isWellFormedEventName(name)) throw new Error(`--events: not an event name: ${name}`);
   }
   return {
     url: v.url ?? 'http://127.0.0.1:3000',
@@ -97,9 +103,14 @@ function parse(argv: string[]): SimulateOptions & { keepServing: boolean; verbos
 }
 
 async function main(): Promise<number> {
-  let options: ReturnType<typeof parse>;
+  let options: Exclude<ReturnType<typeof parse>, 'help'>;
   try {
-    options = parse(process.argv.slice(2));
+    const parsed = parse(process.argv.slice(2));
+    if (parsed === 'help') {
+      console.log(USAGE);
+      return 0;
+    }
+    options = parsed;
   } catch (error) {
     console.error(`${(error as Error).message}\n${USAGE}`);
     return 2;
