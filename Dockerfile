@@ -8,7 +8,6 @@ RUN npm ci --omit=optional --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY migrations ./migrations
-COPY scripts/bench/servers ./scripts/bench/servers
 RUN npm run build
 
 FROM node:20-bookworm-slim

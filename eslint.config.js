@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layersPlugin } from './lint/layers.js';
 
 export default tseslint.config(
   { ignores: ['node_modules/', '.data/', 'coverage/', 'dist/'] },
@@ -13,7 +14,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**', 'test/**'],
+    // What may import what (service, src/shared, tools, tests, migrations): lint/layers.js.
+    plugins: { layers: layersPlugin },
+    rules: { 'layers/imports': 'error' },
+  },
+  {
+    files: ['tools/**', 'test/**'],
     rules: { 'no-console': 'off' },
   },
 );

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PUBLIC_KEY_PATH } from './shared/platform-key.ts';
 
 /**
  * Configuration is one pure function over the environment. Every bad key is reported at once,
@@ -9,8 +10,6 @@ export const PROVIDER_BASE_URLS = {
   sandbox: 'https://api.m-pay.com.au',
   production: 'https://api.mpay.com.au',
 } as const;
-
-export const PUBLIC_KEY_PATH = '/public/v1/certificate/public-key';
 
 const MIB = 1024 * 1024;
 

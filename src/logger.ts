@@ -1,17 +1,7 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { CREDENTIAL_HEADERS } from './shared/credential-headers.ts';
 
 export type { Logger } from 'pino';
-
-/**
- * Headers that carry credentials: never stored, never logged. The platform echoes the shared
- * secret on every callback, and a leaked secret is half of what a forger needs.
- */
-export const CREDENTIAL_HEADERS = [
-  'authorisation',
-  'authorization',
-  'cookie',
-  'proxy-authorization',
-];
 
 /**
  * The signature is stored with a delivery (so it can be verified again or replayed) but kept

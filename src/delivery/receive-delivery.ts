@@ -46,7 +46,7 @@ export interface DeliveryAnswer {
 }
 
 /**
- * The contract's order of checks (DESIGN.md) from the signature on: signature, Webhookid,
+ * The contract's order of checks (docs/receiver-contract.md) from the signature on: signature, Webhookid,
  * duplicate, body, store (route and shared secret are checked by the HTTP layer before the body is
  * read). Each step either answers or hands on; nothing is stored for an unauthenticated request.
  */

@@ -1,6 +1,7 @@
 import { inboundDirectCreditRejections, nppCreditRejections } from './credit-rejection.ts';
 import { nppReceivePayment } from './npp-receive-payment.ts';
 import type { EventModel } from './types.ts';
+import { isWellFormedEventName } from '../shared/event-name.ts';
 
 export { toFieldProblems } from './field-problems.ts';
 
@@ -9,13 +10,6 @@ const MODELS: readonly EventModel[] = Object.freeze([
   inboundDirectCreditRejections,
   nppCreditRejections,
 ]);
-
-const WELL_FORMED_EVENT_NAME = /^[A-Za-z0-9]{1,64}$/;
-
-/** Route check 1: an event name is letters and digits only, 1-64 of them. */
-export function isWellFormedEventName(name: string): boolean {
-  return WELL_FORMED_EVENT_NAME.test(name);
-}
 
 /**
  * The model for an event name, matched without regard to case: the provider spells the same

@@ -1,6 +1,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from '../logger.ts';
-import { findEventModel, isWellFormedEventName } from '../events/registry.ts';
+import { findEventModel } from '../events/registry.ts';
+import { isWellFormedEventName } from '../shared/event-name.ts';
 import {
   receiveDelivery,
   type DeliveryAnswer,

@@ -5,15 +5,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import express from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadCaptureFile } from '../../src/capture/capture-files.ts';
+import { loadCaptureFile } from '../../tools/capture/capture-files.ts';
 import { createCaptureWriter, type Capture } from '../../src/capture/capture-writer.ts';
-import { parseCapturedDelivery } from '../../src/capture/captured-delivery.ts';
+import { parseCapturedDelivery } from '../../src/shared/captured-delivery.ts';
 import {
   differencesFromExpected,
   ROW_TABLES,
   type RowTable,
-} from '../../src/capture/expected-answer.ts';
-import { replayCaptures } from '../../src/capture/replay-deliveries.ts';
+} from '../../src/shared/expected-answer.ts';
+import { replayCaptures } from '../../tools/capture/replay-deliveries.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createConfiguredKeySource } from '../../src/verification/key-source.ts';
 import { parsePublicKey } from '../../src/verification/public-key.ts';

@@ -3,6 +3,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import type { KeyObject } from 'node:crypto';
 import { createLogger } from '../../src/logger.ts';
+import { startKeyServer, type KeyServer } from '../../src/shared/key-server.ts';
 import {
   createFetchedKeySource,
   type FetchedKeySourceOptions,
@@ -10,7 +11,6 @@ import {
 } from '../../src/verification/key-source.ts';
 import { scheduleUnref } from '../../src/verification/schedule.ts';
 import { freshWebhookId, sendDelivery } from '../support/deliveries.ts';
-import { startKeyEndpoint, type KeyEndpoint } from '../support/key-endpoint.ts';
 import { createManualClock, type ManualClock } from '../support/manual-clock.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
 import { generateSigningKeyPair, type SigningKeyPair } from '../support/signing.ts';
@@ -26,7 +26,7 @@ let database: TestDatabase;
 let oldKey: SigningKeyPair;
 let newKey: SigningKeyPair;
 let forgerKey: SigningKeyPair;
-let endpoint: KeyEndpoint;
+let endpoint: KeyServer;
 let clock: ManualClock;
 const sources: SigningKeySource[] = [];
 
@@ -43,7 +43,7 @@ beforeEach(async () => {
   await database.query(
     'TRUNCATE webhook_deliveries, npp_payments, credit_rejections, quarantined_deliveries',
   );
-  endpoint = await startKeyEndpoint();
+  endpoint = await startKeyServer(undefined, { port: 0, host: '127.0.0.1' });
   clock = createManualClock();
   return async () => {
     sources.splice(0).forEach((source) => source.stop());

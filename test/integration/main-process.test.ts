@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bodyBytes, freshWebhookId } from '../support/deliveries.ts';
-import { freePort } from '../support/free-port.ts';
+import { freePort } from '../../tools/shared/free-port.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
 import {
   generateSigningKeyPair,

@@ -1,35 +1,18 @@
-import { createPrivateKey, createPublicKey, generateKeyPair, sign } from 'node:crypto';
+import { createPrivateKey, createPublicKey } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { promisify } from 'node:util';
+import type { SigningKeyPair } from '../../src/shared/signing.ts';
 
 /**
- * Signing the way the platform does (RSA PKCS#1 v1.5 over SHA-256, base64) and exporting a
- * public key in every form the receiver accepts. Nothing is cached here: key generation takes
- * tens of milliseconds, so a test file should generate its pair once, in `beforeAll`.
+ * Signing the way the platform does (src/shared/signing.ts) and exporting a public key in every
+ * form the receiver accepts. Nothing is cached here: key generation takes tens of milliseconds,
+ * so a test file should generate its pair once, in `beforeAll`.
  */
 
-export interface SigningKeyPair {
-  publicKey: KeyObject;
-  privateKey: KeyObject;
-}
-
-const generateKeyPairAsync = promisify(generateKeyPair);
-
-export async function generateSigningKeyPair(modulusLength = 2048): Promise<SigningKeyPair> {
-  return generateKeyPairAsync('rsa', { modulusLength });
-}
-
-/** The `Verification-Signature` header value for `body`. */
-export function signBody(body: Buffer | string, privateKey: KeyObject): string {
-  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  return sign('sha256', bytes, privateKey).toString('base64');
-}
+export { generateSigningKeyPair, signBody, type SigningKeyPair } from '../../src/shared/signing.ts';
 
 /** What the platform's key endpoint serves: hex DER PKCS#1 RSAPublicKey, upper case. */
-export function publicKeyAsProviderHex(publicKey: KeyObject): string {
-  return publicKey.export({ type: 'pkcs1', format: 'der' }).toString('hex').toUpperCase();
-}
+export { providerHex as publicKeyAsProviderHex } from '../../src/shared/platform-key.ts';
 
 export function publicKeyAsSpkiHex(publicKey: KeyObject): string {
   return publicKey.export({ type: 'spki', format: 'der' }).toString('hex');

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  findEventModel,
-  isWellFormedEventName,
-  toFieldProblems,
-} from '../../../src/events/registry.ts';
+import { findEventModel, toFieldProblems } from '../../../src/events/registry.ts';
+import { isWellFormedEventName } from '../../../src/shared/event-name.ts';
 
 describe('findEventModel', () => {
   it.each([

@@ -1,0 +1,103 @@
+import path from 'node:path';
+
+/**
+ * The project's layers, as an ESLint rule (`layers/imports`): what may import what. Paths are
+ * resolved, so `../../src/x.ts` and `./x.ts` are judged by where they land, not how they are
+ * spelled. Package imports (`pg`, `node:fs`) are always allowed. docs/architecture.md explains
+ * the layers; the rule is the part of it that cannot drift.
+ *
+ *   migrations/**     nothing from the project (frozen in time)
+ *   src/shared/**     only src/shared/**
+ *   src/** (service)  only src/**: never tools/, test/ or migrations/
+ *   tools/**          tools/**, src/shared/**, and TOOL_SERVICE_MODULES below
+ *   tools/**\/test/**, test/**: anything (tests reach into every layer)
+ */
+
+const ROOT = path.dirname(import.meta.dirname);
+
+/**
+ * The receiver modules a tool may use, each for a reason that makes copying it worse: operating
+ * the receiver's own database (export-quarantine, the load-balancer proof), and judging a
+ * delivery exactly as the receiver does (export-quarantine, replay). Keep this list short.
+ */
+export const TOOL_SERVICE_MODULES = [
+  // The receiver's database, opened with the receiver's configuration.
+  'src/config.ts',
+  'src/logger.ts',
+  'src/storage/database.ts',
+  'src/storage/open-database.ts',
+  'src/storage/embedded-postgres.ts',
+  // The receiver's own judgement: event models, the key, the signature, the Webhookid.
+  'src/events/registry.ts',
+  'src/verification/public-key.ts',
+  'src/verification/key-fetch.ts',
+  'src/verification/signature.ts',
+  'src/delivery/webhook-id.ts',
+];
+
+const under = (file, folder) => file === folder || file.startsWith(`${folder}/`);
+
+function layerOf(file) {
+  if (under(file, 'migrations')) return 'migrations';
+  if (under(file, 'src/shared')) return 'shared';
+  if (under(file, 'src')) return 'service';
+  if (under(file, 'tools') && file.split('/').includes('test')) return 'test';
+  if (under(file, 'tools')) return 'tool';
+  return 'other'; // test/, configuration files
+}
+
+/** Why `importer` may not import `target` (both relative to the root), or undefined. */
+export function layerViolation(importer, target) {
+  switch (layerOf(importer)) {
+    case 'migrations':
+      return 'a migration imports nothing from the project: it must not change when the code does';
+    case 'shared':
+      return under(target, 'src/shared')
+        ? undefined
+        : 'src/shared imports only src/shared: both the service and the tools build on it';
+    case 'service':
+      return under(target, 'src')
+        ? undefined
+        : 'the service (src/) imports only src/: no tools, tests or migrations in the runtime';
+    case 'tool':
+      return under(target, 'tools') ||
+        under(target, 'src/shared') ||
+        TOOL_SERVICE_MODULES.includes(target)
+        ? undefined
+        : 'a tool imports tools/, src/shared/ and the few receiver modules listed in lint/layers.js';
+    default:
+      return undefined;
+  }
+}
+
+function check(context, node) {
+  const source = node.source;
+  if (!source || source.type !== 'Literal' || typeof source.value !== 'string') return;
+  const specifier = source.value;
+  if (!specifier.startsWith('.') && !path.isAbsolute(specifier)) return; // a package
+  const importer = path.relative(ROOT, context.filename).split(path.sep).join('/');
+  const resolved = path.resolve(path.dirname(context.filename), specifier);
+  const target = path.relative(ROOT, resolved).split(path.sep).join('/');
+  const why = layerViolation(importer, target);
+  if (why) context.report({ node: source, messageId: 'layer', data: { specifier, why } });
+}
+
+const importsRule = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Enforces which layer of the project may import which' },
+    messages: { layer: "'{{specifier}}': {{why}}" },
+    schema: [],
+  },
+  create(context) {
+    const visit = (node) => check(context, node);
+    return {
+      ImportDeclaration: visit,
+      ExportNamedDeclaration: visit,
+      ExportAllDeclaration: visit,
+      ImportExpression: visit,
+    };
+  },
+};
+
+export const layersPlugin = { rules: { imports: importsRule } };

@@ -1,0 +1,60 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The layer rule (lint/layers.js) through the project's real ESLint configuration, on small
+ * in-memory files placed in each layer: what may import what.
+ */
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+let eslint: ESLint;
+
+beforeAll(() => {
+  eslint = new ESLint({ cwd: ROOT });
+});
+
+/** The layer rule's messages for `code` placed at `file` (relative to the project). */
+async function layerErrors(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(`${code}\nexport {};\n`, {
+    filePath: path.join(ROOT, file),
+  });
+  return (result?.messages ?? [])
+    .filter((message) => message.ruleId === 'layers/imports')
+    .map((message) => message.message);
+}
+
+describe('the layer rule', () => {
+  it.each([
+    ['src/http/example.ts', "import '../../tools/shared/free-port.ts';", /the service/],
+    ['src/http/example.ts', "import '../../test/support/signing.ts';", /the service/],
+    ['src/storage/example.ts', "import '../../migrations/x.ts';", /the service/],
+    ['src/example.ts', "export * from '../tools/simulator/plan.ts';", /the service/],
+    ['src/example.ts', "await import('../tools/capture/replay-cli.ts');", /the service/],
+    ['src/shared/example.ts', "import '../logger.ts';", /src\/shared imports only/],
+    ['src/shared/example.ts', "import '../../tools/shared/post-delivery.ts';", /src\/shared/],
+    ['tools/simulator/example.ts', "import '../../test/support/signing.ts';", /a tool imports/],
+    ['tools/simulator/example.ts', "import '../../src/http/envelope.ts';", /a tool imports/],
+    ['tools/capture/example.ts', "export { x } from '../../src/app.ts';", /a tool imports/],
+    ['migrations/example.ts', "import '../src/storage/database.ts';", /a migration/],
+    ['migrations/example.ts', "import '../src/shared/platform-key.ts';", /a migration/],
+  ])('when %s imports across its layer (%s), then lint reports it', async (file, code, why) => {
+    const errors = await layerErrors(file, code);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(why);
+  });
+
+  it.each([
+    ['src/http/example.ts', "import '../shared/platform-key.ts'; import 'pg';"],
+    ['src/shared/example.ts', "import './signing.ts'; import 'node:crypto';"],
+    ['tools/simulator/example.ts', "import '../../src/shared/signing.ts';"],
+    ['tools/simulator/example.ts', "import '../shared/post-delivery.ts'; import '../bench/x.ts';"],
+    ['tools/capture/example.ts', "import '../../src/config.ts'; import '../../src/logger.ts';"],
+    ['tools/capture/test/example.test.ts', "import '../../../test/support/signing.ts';"],
+    ['test/unit/example.test.ts', "import '../../tools/capture/replay-cli.ts';"],
+    ['migrations/example.ts', "import 'kysely';"],
+  ])('when %s imports within its layer (%s), then lint accepts it', async (file, code) => {
+    expect(await layerErrors(file, code)).toEqual([]);
+  });
+});

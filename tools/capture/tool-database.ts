@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../../src/config.ts';
+import type { Logger } from '../../src/logger.ts';
+import { createDatabase } from '../../src/storage/database.ts';
+import { resolveEmbeddedDataDir } from '../../src/storage/embedded-postgres.ts';
+import { openDatabase, type OpenDatabase } from '../../src/storage/open-database.ts';
+
+/**
+ * The receiver's database for an operator tool: DATABASE_URL when set; otherwise the embedded
+ * Postgres, reusing the one a running receiver started (a second start on the same data folder
+ * would fail) or starting it, as `npm run migrate` does.
+ */
+export async function openToolDatabase(
+  config: Config,
+  logger: Logger,
+  projectDir: string,
+): Promise<Pick<OpenDatabase, 'db' | 'close'>> {
+  if (config.databaseUrl) return openDatabase(config, logger, projectDir);
+  const running = await connectToRunningEmbedded(config, projectDir);
+  return running ?? openDatabase(config, logger, projectDir);
+}
+
+async function connectToRunningEmbedded(config: Config, projectDir: string) {
+  const { dir } = resolveEmbeddedDataDir(config.embeddedPostgres.dir, projectDir);
+  let password: string;
+  try {
+    password = readFileSync(path.join(dir, 'password'), 'utf8').trim();
+  } catch {
+    return undefined; // never initialised here: nothing can be running
+  }
+  const url = `postgres://postgres:${encodeURIComponent(password)}@localhost:${config.embeddedPostgres.port}/postgres`;
+  const db = createDatabase({ url, poolMax: 2, connectionTimeoutMs: 2000 });
+  try {
+    await db.selectFrom('quarantined_deliveries').select('id').limit(1).execute();
+    return { db, close: () => db.destroy() };
+  } catch {
+    await db.destroy();
+    return undefined;
+  }
+}

@@ -1,0 +1,118 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { providerHex } from '../../src/shared/platform-key.ts';
+import { generateSigningKeyPair, type SigningKeyPair } from '../../src/shared/signing.ts';
+import { startTcpProxy, type TcpProxy } from '../shared/tcp-proxy.ts';
+import type { Cleanup } from './cleanup.ts';
+import { provideDatabase } from './database.ts';
+import { createLeakDetector, type LeakDetector } from './leaks.ts';
+import { freePort } from './net.ts';
+import { startNginx } from './nginx.ts';
+import { createReceiver, type Receiver } from './processes.ts';
+import { openStore, type Store } from './stored.ts';
+
+const BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+const RECEIVER_NAMES = ['receiver-1', 'receiver-2'];
+
+/** Everything a scenario needs: nginx in front of two receivers sharing one Postgres. */
+export interface Stack {
+  nginxUrl: string;
+  receivers: Receiver[];
+  /** Between the receivers and Postgres: `cut()` is a database outage. */
+  databaseProxy: TcpProxy;
+  store: Store;
+  secret: string;
+  signer: SigningKeyPair;
+  leaks: LeakDetector;
+  /** Every log the run produced, by source. */
+  logs(): { source: string; text: string }[];
+  describe(): string[];
+}
+
+export interface StackOptions {
+  logLevel: string;
+  keep: boolean;
+  cleanup: Cleanup;
+  log: (line: string) => void;
+}
+
+export async function startStack(o: StackOptions): Promise<Stack> {
+  const { cleanup } = o;
+  const dir = mkdtempSync(path.join(tmpdir(), 'receiver-lb-'));
+  cleanup.defer('remove temporary folder', () =>
+    o.keep ? o.log(`kept ${dir}`) : rmSync(dir, { recursive: true, force: true }),
+  );
+  // Runs after every process has stopped, so the files hold their last words too.
+  const receivers: Receiver[] = [];
+  cleanup.defer('write receiver logs', () => {
+    if (!o.keep) return;
+    for (const r of receivers) writeFileSync(path.join(dir, `${r.name}.log`), r.output());
+  });
+
+  const database = await provideDatabase(cleanup);
+  const target = new URL(database.url);
+  const databaseProxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+  cleanup.defer('close database proxy', () => databaseProxy.close());
+  const viaProxy = new URL(database.url);
+  viaProxy.hostname = '127.0.0.1';
+  viaProxy.port = String(databaseProxy.port);
+
+  const signer = await generateSigningKeyPair();
+  const secret = `Basic ${randomBytes(24).toString('base64')}`;
+  const env = {
+    DATABASE_URL: viaProxy.toString(),
+    DATABASE_CONNECTION_TIMEOUT_MS: '2000',
+    SIGNING_KEY: providerHex(signer.publicKey),
+    WEBHOOK_SECRETS: secret,
+    BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES),
+    // Only nginx's address is trusted, so remote_address is the sender's, from X-Forwarded-For.
+    TRUST_PROXY: '127.0.0.1',
+    LOG_LEVEL: o.logLevel,
+    SHUTDOWN_TIMEOUT_MS: '5000',
+    PROVIDER_ENV: 'sandbox',
+  };
+  for (const name of RECEIVER_NAMES) {
+    const receiver = createReceiver(name, await freePort(), env);
+    receivers.push(receiver);
+    cleanup.defer(`stop ${name}`, async () => {
+      const exit = receiver.stop('SIGTERM');
+      const force = setTimeout(() => void receiver.stop('SIGKILL'), 8000);
+      await exit;
+      clearTimeout(force);
+    });
+  }
+  await Promise.all(receivers.map((receiver) => receiver.start()));
+
+  const nginx = await startNginx(
+    {
+      dir,
+      listenPort: await freePort(),
+      upstreamPorts: receivers.map((receiver) => receiver.port),
+      clientMaxBodyBytes: BODY_LIMIT_BYTES,
+    },
+    cleanup,
+  );
+  const store = openStore(database.url);
+  cleanup.defer('close store pool', () => store.close());
+
+  return {
+    nginxUrl: nginx.baseUrl,
+    receivers,
+    databaseProxy,
+    store,
+    secret,
+    signer,
+    leaks: createLeakDetector(secret),
+    logs: () => [
+      ...receivers.map((receiver) => ({ source: receiver.name, text: receiver.output() })),
+      { source: 'nginx', text: nginx.logs() },
+    ],
+    describe: () => [
+      `nginx ${nginx.baseUrl} -> ${receivers.map((r) => `${r.name} :${r.port}`).join(', ')}`,
+      `postgres: ${database.description}, via fault proxy :${databaseProxy.port}`,
+      `temporary folder: ${dir}`,
+    ],
+  };
+}

@@ -1,0 +1,267 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/logger.ts';
+import { startKeyServer } from '../../../src/shared/key-server.ts';
+import { VALID_VARIANTS } from '../payloads.ts';
+import { DEFAULT_EVENTS, planSimulation } from '../plan.ts';
+import { runSimulation, type RunOptions } from '../run-simulation.ts';
+import { loadOrCreateSigningKey } from '../signing-key.ts';
+import { startSimulator } from '../simulate.ts';
+import { exitCode } from '../summary.ts';
+import {
+  createFetchedKeySource,
+  type SigningKeySource,
+} from '../../../src/verification/key-source.ts';
+import { buildTestApp } from '../../../test/support/test-app.ts';
+import { useTestbed } from '../../../test/support/testbed.ts';
+
+const bed = useTestbed();
+const SECRET = 'Basic c2ltdWxhdG9y';
+const cleanup: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+function fetchedKeys(url: string): SigningKeySource {
+  const keys = createFetchedKeySource({
+    url,
+    allowHttp: true,
+    fetchTimeoutMs: 2000,
+    // No throttle: a forgery is then checked against a fresh key at once and answered 401.
+    refreshCooldownMs: 0,
+    retryIntervalMs: 0,
+    now: Date.now,
+    logger: createLogger('silent'),
+  });
+  cleanup.push(() => keys.stop());
+  return keys;
+}
+
+/** The receiver on a real socket. */
+async function serveReceiver(keys: SigningKeySource, secrets = [SECRET]): Promise<string> {
+  const server: Server = buildTestApp({ db: bed.database.db, keys, secrets }).app.listen(
+    0,
+    '127.0.0.1',
+  );
+  await new Promise((resolve) => server.once('listening', resolve));
+  cleanup.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const run = (url: string): Omit<RunOptions, 'url'> & { url: string } => ({
+  url,
+  secret: SECRET,
+  rate: 0,
+  concurrency: 4,
+  retryDelayMs: 20,
+  timeoutMs: 5000,
+});
+const plan = {
+  count: 30,
+  duplicateRatio: 0.2,
+  badSignatureRatio: 0.1,
+  malformedRatio: 0.1,
+  seed: 42,
+};
+
+describe('simulator', () => {
+  it('when it sends to a receiver that fetched its key, then accepted ones are stored once, forgeries 401, malformed 400 and quarantined', async () => {
+    const simulator = await startSimulator({
+      ...plan,
+      ...run('http://placeholder'),
+      keyHost: '127.0.0.1',
+      keyPort: 0,
+    });
+    cleanup.push(() => simulator.keyServer.close());
+    const keys = fetchedKeys(simulator.keyServer.url);
+    await keys.start();
+    const url = await serveReceiver(keys);
+
+    const summary = await simulator.run({ url });
+
+    // 30 notifications: 3 forged, 3 malformed, 24 accepted of which 5 are sent twice.
+    expect(summary).toMatchObject({
+      notifications: 30,
+      deliveries: 35,
+      duplicates: 5,
+      sent: 35,
+      answers: { 200: 29, 400: 3, 401: 3, '5xx': 0, other: 0 },
+      networkErrors: 0,
+      retried: 0,
+      lost: 0,
+      forgedAccepted: 0,
+      unexpected: [],
+    });
+    expect(exitCode(summary)).toBe(0);
+    expect(await bed.database.count('webhook_deliveries')).toBe(24);
+    expect(await bed.database.count('quarantined_deliveries')).toBe(3);
+    const events = await bed.database.query<{ event_name: string; modelled: boolean }>(
+      'SELECT DISTINCT event_name, modelled FROM webhook_deliveries ORDER BY event_name',
+    );
+    expect(events.map((e) => e.event_name)).toEqual([...DEFAULT_EVENTS].sort());
+    expect(await bed.database.count('npp_payments')).toBeGreaterThan(0);
+    expect(await bed.database.count('credit_rejections')).toBeGreaterThan(0);
+  });
+
+  it('when the receiver has no key at first, then every delivery gets 503, is retried once, and the retries are stored', async () => {
+    const key = await loadOrCreateSigningKey({});
+    // Find a free port for the key endpoint, then take it down: the receiver starts keyless.
+    const probe = await startKeyServer(key.publicKey, { host: '127.0.0.1', port: 0 });
+    await probe.close();
+    const keys = fetchedKeys(probe.url);
+    await keys.start();
+    expect(keys.current()).toBeUndefined();
+    const url = await serveReceiver(keys);
+    const port = Number(new URL(probe.url).port);
+    let refused = 0;
+    const deliveries = planSimulation(
+      { ...plan, count: 6, duplicateRatio: 0, badSignatureRatio: 0, malformedRatio: 0 },
+      key.privateKey,
+    );
+
+    const summary = await runSimulation(deliveries, {
+      ...run(url),
+      retryDelayMs: 200,
+      // The platform's key endpoint comes up once every first attempt has been refused.
+      onAttempt: (_send, status) => {
+        if (status === 503 && ++refused === deliveries.length) {
+          void startKeyServer(key.publicKey, { host: '127.0.0.1', port }).then((server) => {
+            cleanup.push(() => server.close());
+          });
+        }
+      },
+    });
+
+    expect(summary).toMatchObject({
+      sent: 12,
+      answers: { 200: 6, '5xx': 6 },
+      retried: 6,
+      retrySucceeded: 6,
+      lost: 0,
+    });
+    expect(await bed.database.count('webhook_deliveries')).toBe(6);
+  });
+
+  it('when the receiver wants another secret, then every delivery is lost and the exit code says so', async () => {
+    const simulator = await startSimulator({
+      ...plan,
+      count: 4,
+      ...run('http://placeholder'),
+      keyHost: '127.0.0.1',
+      keyPort: 0,
+    });
+    cleanup.push(() => simulator.keyServer.close());
+    const keys = fetchedKeys(simulator.keyServer.url);
+    await keys.start();
+
+    const summary = await simulator.run({ url: await serveReceiver(keys, ['Basic b3RoZXI=']) });
+
+    // 4 notifications, none forged or malformed at this count, one sent twice.
+    expect(summary).toMatchObject({ deliveries: 5, answers: { 401: 5 }, retried: 0, lost: 5 });
+    expect(exitCode(summary)).toBe(1);
+    await bed.expectNothingStored();
+  });
+
+  it('when nothing listens at the URL, then each delivery is a network error, retried once, and lost', async () => {
+    const key = await loadOrCreateSigningKey({});
+    const deliveries = planSimulation(
+      { ...plan, count: 3, duplicateRatio: 0, badSignatureRatio: 0, malformedRatio: 0 },
+      key.privateKey,
+    );
+
+    const summary = await runSimulation(deliveries, {
+      ...run('http://127.0.0.1:9'),
+      retryDelayMs: 0,
+    });
+
+    expect(summary).toMatchObject({
+      sent: 6,
+      networkErrors: 6,
+      retried: 3,
+      retrySucceeded: 0,
+      lost: 3,
+    });
+    expect(summary.unexpected[0]).toMatch(/expected 200, got no answer \(.*ECONNREFUSED/);
+  });
+
+  it('when the key endpoint is asked, then it answers like the platform: upper-case hex DER PKCS#1, octet-stream, no authentication', async () => {
+    const simulator = await startSimulator({
+      ...plan,
+      ...run('http://unused'),
+      keyHost: '127.0.0.1',
+      keyPort: 0,
+    });
+    cleanup.push(() => simulator.keyServer.close());
+
+    const res = await fetch(simulator.keyServer.url);
+    const text = await res.text();
+    const other = await fetch(new URL('/public/v1/certificate/other', simulator.keyServer.url));
+
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/octet-stream');
+    expect(text).toMatch(/^3082010A02820101[0-9A-F]+0203010001$/);
+    expect(other.status).toBe(404);
+  });
+
+  it('when a key file is asked for, then it is made once with --save-key and the same key is loaded after', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'simulator-key-'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'platform.pem');
+
+    await expect(loadOrCreateSigningKey({ keyFile: file })).rejects.toThrow(/--save-key/);
+    const made = await loadOrCreateSigningKey({ keyFile: file, saveKey: true });
+    const loaded = await loadOrCreateSigningKey({ keyFile: file });
+
+    expect([made.origin, loaded.origin]).toEqual(['generated and saved', 'loaded']);
+    expect(loaded.publicKey.equals(made.publicKey)).toBe(true);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('when planned twice with one seed, then the bytes are the same, and every variant of every event is covered', async () => {
+    const { privateKey } = await loadOrCreateSigningKey({});
+    const options = {
+      count: 40,
+      duplicateRatio: 0.1,
+      badSignatureRatio: 0.1,
+      malformedRatio: 0.1,
+      seed: 7,
+    };
+    const one = planSimulation(options, privateKey);
+    const two = planSimulation(options, privateKey);
+    const other = planSimulation({ ...options, seed: 8 }, privateKey);
+    const bytes = (p: typeof one) =>
+      p.map((s) => `${s.notification.webhookId} ${s.notification.body.toString('base64')}`);
+
+    expect(bytes(two)).toEqual(bytes(one));
+    expect(bytes(other)).not.toEqual(bytes(one));
+    expect(new Set(one.filter((s) => !s.duplicate).map((s) => s.notification.webhookId)).size).toBe(
+      40,
+    );
+    const accepted = new Set(
+      one
+        .filter((s) => s.notification.expectation === 'accepted')
+        .map((s) => s.notification.variant),
+    );
+    expect([...accepted].sort()).toEqual(VALID_VARIANTS.map((v) => v.name).sort());
+    const onlyRejections = planSimulation(
+      { ...options, events: ['NppCreditRejections'] },
+      privateKey,
+    );
+    expect(new Set(onlyRejections.map((s) => s.notification.eventName))).toEqual(
+      new Set(['NppCreditRejections']),
+    );
+    expect(new Set(onlyRejections.map((s) => s.notification.variant))).toEqual(
+      new Set(['npp-credit-rejections-array', 'npp-credit-rejections-single-object', 'not-json']),
+    );
+  });
+});
