@@ -29,7 +29,7 @@ export function createMetrics(options: { pool?: PoolStats } = {}): Metrics {
     registry,
     deliveries: new Counter({
       name: 'webhook_deliveries_total',
-      help: 'Deliveries answered, by event and outcome (stored, duplicate, quarantined, unauthorised, no-signing-key, overloaded, error).',
+      help: 'Deliveries answered, by event and outcome (stored, duplicate, quarantined, unauthorised, no-signing-key, signature-unconfirmed, overloaded, error).',
       labelNames: ['event', 'outcome'],
       registers: [registry],
     }),

@@ -32,7 +32,13 @@ export interface Delivery {
 }
 
 export type DeliveryOutcome =
-  'stored' | 'duplicate' | 'quarantined' | 'unauthorised' | 'no-signing-key' | 'error';
+  | 'stored'
+  | 'duplicate'
+  | 'quarantined'
+  | 'unauthorised'
+  | 'no-signing-key'
+  | 'signature-unconfirmed'
+  | 'error';
 
 export interface DeliveryAnswer {
   httpStatus: 200 | 400 | 401 | 500 | 503;
@@ -60,15 +66,26 @@ export async function receiveDelivery(
   // 4. Signature over the exact bytes.
   const signature = await checkSignature(rawBody, header('verification-signature'), deps.keys);
   if (!signature.ok) {
-    // 'key-unconfirmed': the key may have rotated and cannot be refetched this instant.
-    return signature.reason === 'no-key' || signature.reason === 'key-unconfirmed'
-      ? {
-          httpStatus: 503,
-          outcome: 'no-signing-key',
-          description: 'Signing key unavailable; retry later',
-          log: { signatureCheck: signature.reason },
-        }
-      : unauthorised(signature.reason);
+    if (signature.reason === 'no-key') {
+      return {
+        httpStatus: 503,
+        outcome: 'no-signing-key',
+        description: 'Signing key unavailable; retry later',
+        log: { signatureCheck: signature.reason },
+      };
+    }
+    // The key may have rotated and cannot be refetched this instant: a final 401 would lose a
+    // genuine delivery (the platform never retries one), so 503 and let the retry decide. Its
+    // own outcome, so that a forged flood does not look like a missing key on a dashboard.
+    if (signature.reason === 'key-unconfirmed') {
+      return {
+        httpStatus: 503,
+        outcome: 'signature-unconfirmed',
+        description: 'Signature could not be confirmed against a fresh key; retry later',
+        log: { signatureCheck: signature.reason },
+      };
+    }
+    return unauthorised(signature.reason);
   }
 
   const bodySha256 = createHash('sha256').update(rawBody).digest('hex');

@@ -24,6 +24,7 @@ const LOG_LEVEL: Record<DeliveryAnswer['outcome'], 'info' | 'warn' | 'error'> = 
   quarantined: 'warn',
   unauthorised: 'warn',
   'no-signing-key': 'error',
+  'signature-unconfirmed': 'warn',
   error: 'error',
 };
 

@@ -11,6 +11,7 @@ export const OUTCOMES = [
   'quarantined',
   'unauthorised',
   'no-signing-key',
+  'signature-unconfirmed',
   'error',
 ] as const;
 
@@ -22,6 +23,7 @@ export const STATUS_FOR_OUTCOME: Readonly<Record<Outcome, number>> = {
   quarantined: 400,
   unauthorised: 401,
   'no-signing-key': 503,
+  'signature-unconfirmed': 503,
   error: 500,
 };
 

@@ -106,11 +106,18 @@ describe('the platform key, fetched from its endpoint', () => {
   });
 
   it('when bad signatures flood in within the throttle window, then the key endpoint is not hammered and none is stored', async () => {
-    const { app } = await receiverWithOldKey();
+    endpoint.serve(oldKey.publicKey);
+    const keys = fetchedKeys();
+    await keys.start();
+    const receiver = buildTestApp({ db: database.db, keys });
+    const app = receiver.app;
     await clock.advance(100);
     const answers = await Promise.all(Array.from({ length: 20 }, () => forge(app)));
     // The key cannot be re-checked inside the window: 503, so a genuine rotated delivery is retried.
     expect(answers.every((res) => res.status === 503)).toBe(true);
+    // Counted apart from a missing key, so a forged flood does not page anyone for the key.
+    const outcomes = receiver.logs.map((line) => line.outcome).filter(Boolean);
+    expect(new Set(outcomes)).toEqual(new Set(['signature-unconfirmed']));
     expect(endpoint.requests()).toBe(1);
     expect(await database.count('webhook_deliveries')).toBe(0);
 
