@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import { closeServer } from './close-server.ts';
 import { createSandboxClock, type SandboxClock } from './clock.ts';
 import { requireApiKey, type Credentials } from './credentials.ts';
 import type { SandboxDeps } from './deps.ts';
@@ -131,10 +132,6 @@ async function listen(app: Express, port: number, host: string) {
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

@@ -164,7 +164,8 @@ describe('refunds', () => {
       { originalTransactionId: 'SBX-nope', refundAmount: '1.00' },
       'not found',
     ],
-  ])('when the request has %s, then 400 and nothing is refunded', async (_name, body, named) => {
+  ])('when the request has %s, then 400 and nothing is refunded', async (_name, given, named) => {
+    const body: Record<string, string> = given;
     const { call } = await startTestSandbox();
     const payment = await pay(call, 'InboundDirectCredit', '5.00');
     const request = {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
+import { closeServer } from '../close-server.ts';
 import { sandboxClient, type Call } from '../client.ts';
 import { createSandboxKeys, type SandboxKeys } from '../keys.ts';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../sandbox.ts';
@@ -70,13 +71,7 @@ export async function startSubscriber(
   });
   server.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
-  cleanup.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
+  cleanup.push(() => closeServer(server));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received };
 }
 
