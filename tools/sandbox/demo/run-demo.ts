@@ -177,9 +177,10 @@ async function refundsAndReports(call: Call, tally: Tally, created: Created[]): 
     .slice(0, 10)
     .replaceAll('-', '');
   const payTo = await call('GET', `/paytoreceivables/v1/report/${day}000000`);
+  const payToRows = (payTo.body.ndeFileDetails as unknown[]).length;
   tally.check(
-    'PayTo report rows for today',
-    (payTo.body.ndeFileDetails as unknown[]).length >= 2,
+    `PayTo report for today (${payToRows} rows) lists this run's 2 receipts`,
+    payToRows >= 2,
     true,
   );
   const deliveries = await call(
