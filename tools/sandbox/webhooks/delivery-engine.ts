@@ -158,7 +158,9 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
 
   return {
     deliver: enqueue,
-    settled: (ids, timeoutMs) => waiters.add(ids, timeoutMs, isFinal, busy()),
+    // No ids: nothing to wait for (an empty list would otherwise mean "until idle").
+    settled: (ids, timeoutMs) =>
+      ids.length === 0 ? Promise.resolve() : waiters.add(ids, timeoutMs, isFinal, busy()),
     idle: () => waiters.add([], 24 * 3600_000, isFinal, busy()),
     close() {
       closed = true;
