@@ -40,9 +40,11 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     tally.note(`  ${eventName}: ${body.status}`);
   }
   print('\n2. The scene: a wallet and a PayID');
+  // Unique per run, so a demo on a saved --state finds this run's wallet only.
+  const run = Date.now();
   const wallet = (
     await call('POST', '/sandbox/wallets', {
-      body: { name: 'Jane Citizen', email: 'Jane@Example.com', mobile: '0412 345 678' },
+      body: { name: 'Jane Citizen', email: `Jane.${run}@Example.com`, mobile: '0412 345 678' },
     })
   ).body;
   tally.note(`  wallet ${String(wallet.accountNumber)} (pin ${String(wallet.pin)})`);
@@ -50,7 +52,10 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   await call('POST', '/sandbox/payids', {
     body: { payId, payIdName: 'Sandbox Shop', bankAccountNumber: '419001918' },
   });
-  const search = await call('GET', '/mWallet/v1/search?clientUniqueIdentifier=JANE%40example.com');
+  const search = await call(
+    'GET',
+    `/mWallet/v1/search?clientUniqueIdentifier=JANE.${run}%40example.COM`,
+  );
   tally.check('wallet search by e-mail finds it', (search.body.mWallets as unknown[]).length, 1);
 
   print('\n3. Payments arrive; each is delivered, signed, to the receiver');
