@@ -2,7 +2,7 @@ import { keyFingerprint } from '../../src/verification/public-key.ts';
 import { startKeyServer, type KeyServer } from '../../src/shared/key-server.ts';
 import { planSimulation, type PlanOptions } from './plan.ts';
 import { runSimulation, type RunOptions } from './run-simulation.ts';
-import { loadOrCreateSigningKey } from './signing-key.ts';
+import { loadOrCreateSigningKey } from '../shared/signing-key-file.ts';
 import type { SimulationSummary } from './summary.ts';
 
 export interface SimulateOptions extends PlanOptions, RunOptions {

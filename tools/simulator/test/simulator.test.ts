@@ -9,7 +9,7 @@ import { startKeyServer } from '../../../src/shared/key-server.ts';
 import { VALID_VARIANTS } from '../payloads.ts';
 import { DEFAULT_EVENTS, planSimulation } from '../plan.ts';
 import { runSimulation, type RunOptions } from '../run-simulation.ts';
-import { loadOrCreateSigningKey } from '../signing-key.ts';
+import { loadOrCreateSigningKey } from '../../shared/signing-key-file.ts';
 import { startSimulator } from '../simulate.ts';
 import { exitCode } from '../summary.ts';
 import {
