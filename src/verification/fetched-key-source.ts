@@ -160,14 +160,17 @@ export function createFetchedKeySource(options: FetchedKeySourceOptions): Signin
       held !== undefined && held.fingerprint !== failed.fingerprint ? held : undefined;
     if (rotated()) return rotated();
 
-    // A fetch under way may bring the new key: wait for it rather than refuse at once.
-    if (inFlight) await inFlight;
-    else if (lastAttemptAt === undefined || seenAt - lastAttemptAt >= options.refreshCooldownMs) {
-      await fetchOnce('signature did not verify');
-    }
-    if (rotated()) return rotated();
     // Only a fetch begun after the failure was seen speaks for the key the sender signed with.
-    return confirmedAt !== undefined && confirmedAt >= seenAt ? undefined : 'unconfirmed';
+    const confirmed = () => confirmedAt !== undefined && confirmedAt >= seenAt;
+    const windowOpen = () =>
+      lastAttemptAt === undefined || now() - lastAttemptAt >= options.refreshCooldownMs;
+
+    // A fetch under way may bring the new key: wait for it rather than refuse at once. If it
+    // began before this failure and did not settle it, fetch again when the throttle allows.
+    if (inFlight) await inFlight;
+    if (!rotated() && !confirmed() && windowOpen()) await fetchOnce('signature did not verify');
+    if (rotated()) return rotated();
+    return confirmed() ? undefined : 'unconfirmed';
   }
 
   return {

@@ -568,6 +568,28 @@ describe('createFetchedKeySource: the refetch throttle', () => {
     expect(server.requests).toHaveLength(2); // one fetch, shared
   });
 
+  it('when a failure joins a fetch begun before it and the window already allows another, then a fresh fetch confirms it', async () => {
+    const server = await startKeyServer(serveHex(publicKeyAsProviderHex(keyA.publicKey), 200));
+    const clock = createManualClock();
+    const { source } = createSource(server.url, {
+      now: clock.now,
+      schedule: clock.schedule,
+      refreshCooldownMs: 0,
+    });
+    await source.start();
+    const held = source.current();
+    if (!held) throw new Error('no key after start');
+    await clock.advance(10);
+
+    const first = source.refreshAfterFailure(held);
+    await clock.advance(100);
+    const second = source.refreshAfterFailure(held); // joins the first fetch, then needs its own
+
+    await expect(first).resolves.toBeUndefined();
+    await expect(second).resolves.toBeUndefined(); // confirmed: a final 401, not a 503
+    expect(server.requests).toHaveLength(3); // start-up, the first failure's, the second's
+  });
+
   it('when failures come every 100 ms for 10 simulated minutes, then at most one fetch per window is made', async () => {
     const { source, server, clock, held } = await startedOnManualClock();
     const floodMs = 10 * 60_000;
