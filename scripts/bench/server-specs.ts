@@ -83,6 +83,7 @@ export async function launchServer(name: ServerName, ctx: LaunchContext): Promis
         // Hex DER PKCS#1, exactly what the platform's key endpoint serves.
         SIGNING_KEY: ctx.publicKey.export({ type: 'pkcs1', format: 'der' }).toString('hex'),
         WEBHOOK_SECRETS: ctx.secret,
+        METRICS_PORT: String(await freePort()),
         LOG_LEVEL: 'info',
         // As `npm run start:prod` sets it.
         MALLOC_ARENA_MAX: '2',
