@@ -20,5 +20,7 @@ RUN npm ci --omit=dev --omit=optional --ignore-scripts && npm cache clean --forc
 COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 3000
+# /metrics is on its own listener, METRICS_PORT (9464) on METRICS_HOST (127.0.0.1 by default):
+# set METRICS_HOST=0.0.0.0 to scrape it from outside the container, on a private network.
 # Same as `npm run start:prod`: compiled JavaScript, a small young generation (lower peak memory).
 CMD ["node", "--max-semi-space-size=2", "dist/src/main.js"]

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
 import { PUBLIC_KEY_PATH } from './shared/platform-key.ts';
 
@@ -21,9 +23,40 @@ const flag = z
 
 const optionalText = z.string().trim().optional();
 
+/** An interface to listen on: an IP address or a host name (no scheme, no port). */
+const listenHost = z
+  .string()
+  .trim()
+  .refine((host) => isIP(host) !== 0 || /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i.test(host), {
+    error: 'must be an IP address or a host name',
+  });
+
+/**
+ * Express `trust proxy`, checked here with proxy-addr (what Express compiles it with), so a typo
+ * stops the start-up by name instead of crashing it later, after the database has started.
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((raw, ctx) => {
+    const value = parseTrustProxy(raw);
+    if (typeof value !== 'string') return value;
+    try {
+      proxyaddr.compile(value.split(',').map((part) => part.trim()));
+      return value;
+    } catch (error) {
+      ctx.issues.push({
+        code: 'custom',
+        input: raw,
+        message: `${error instanceof Error ? error.message : 'unreadable'}; expected true, false, a hop count, or addresses/subnets ("loopback, 10.0.0.0/8")`,
+      });
+      return z.NEVER;
+    }
+  });
+
 const envSchema = z.object({
   PORT: integer(0, 65_535).default(3000),
-  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  HOST: listenHost.default('0.0.0.0'),
   DATABASE_URL: z
     .string()
     .trim()
@@ -48,8 +81,9 @@ const envSchema = z.object({
   SIGNING_KEY_RETRY_MAX_MS: integer(500, 30_000).default(5000),
   SIGNING_KEY_REFRESH_INTERVAL_MS: integer(0, 604_800_000).default(3_600_000),
   WEBHOOK_SECRETS: z.string().optional(),
+  ALLOW_NO_WEBHOOK_SECRET: flag.default(false),
   BODY_LIMIT_BYTES: integer(1024, 64 * MIB).default(4 * MIB),
-  TRUST_PROXY: z.string().trim().default('false'),
+  TRUST_PROXY: trustProxy.default(false),
   MAX_IN_FLIGHT_DELIVERIES: integer(1, 100_000).default(256),
   MAX_UNVERIFIED_BODIES: integer(1, 100_000).default(16),
   BODY_MEMORY_BUDGET_BYTES: integer(1024, 64 * 1024 * MIB).default(64 * MIB),
@@ -58,7 +92,9 @@ const envSchema = z.object({
   REQUEST_TIMEOUT_MS: integer(1000, 3_600_000).default(30_000),
   SHUTDOWN_TIMEOUT_MS: integer(1000, 600_000).default(15_000),
   SHUTDOWN_DRAIN_DELAY_MS: integer(0, 600_000).default(0),
-  METRICS_PORT: integer(0, 65_535).optional(),
+  METRICS_PORT: z.union([z.literal('off'), integer(0, 65_535)]).default(9464),
+  METRICS_HOST: listenHost.default('127.0.0.1'),
+  LOG_BUFFER_BYTES: integer(16 * 1024, 256 * MIB).default(4 * MIB),
   CAPTURE_DIR: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -88,8 +124,10 @@ export interface Config {
         readonly retryBackoffMaxMs: number;
         readonly refreshIntervalMs: number;
       };
-  /** Empty means the shared-secret check is skipped. */
+  /** Empty only when `allowNoWebhookSecret`: then the shared-secret check is skipped. */
   readonly webhookSecrets: readonly string[];
+  /** ALLOW_NO_WEBHOOK_SECRET: running without a shared secret was asked for explicitly. */
+  readonly allowNoWebhookSecret: boolean;
   readonly bodyLimitBytes: number;
   /** Express `trust proxy`: false, true, a hop count, or addresses/subnets of the balancers. */
   readonly trustProxy: boolean | number | string;
@@ -107,8 +145,11 @@ export interface Config {
     /** After readiness fails, keep serving this long before closing the listener. */
     readonly shutdownDrainDelayMs: number;
   };
-  /** Serve /metrics on this port only (not through the public listener); unset: on PORT. */
+  /** /metrics is served on its own listener, never on the public one; undefined: not served. */
   readonly metricsPort: number | undefined;
+  readonly metricsHost: string;
+  /** Log bytes held while stdout is not keeping up; beyond it lines are dropped and counted. */
+  readonly logBufferBytes: number;
   /** Write each authenticated delivery here in the captured-fixture format. */
   readonly captureDir: string | undefined;
   readonly logLevel: string;
@@ -121,13 +162,29 @@ export class ConfigError extends Error {
   }
 }
 
-export function loadConfig(env: Record<string, string | undefined>): Config {
+export interface LoadOptions {
+  /**
+   * The receiver (default) must be told about the shared secret: a secret, or running without
+   * one explicitly. Tools that only reach the database (migrate, export) need not.
+   */
+  receivesDeliveries?: boolean;
+}
+
+export function loadConfig(
+  env: Record<string, string | undefined>,
+  options: LoadOptions = {},
+): Config {
   const parsed = envSchema.safeParse(withoutBlanks(env));
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
-    );
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  if (options.receivesDeliveries ?? true) {
+    problems.push(...secretProblems(env, parsed.data?.ALLOW_NO_WEBHOOK_SECRET ?? false));
   }
+  if (parsed.data?.METRICS_PORT === parsed.data?.PORT && parsed.data?.PORT) {
+    problems.push('METRICS_PORT: must differ from PORT (metrics never go on the public listener)');
+  }
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;
   const keyUrl = e.SIGNING_KEY_URL ?? `${PROVIDER_BASE_URLS[e.PROVIDER_ENV]}${PUBLIC_KEY_PATH}`;
   if (!e.SIGNING_KEY && keyUrl.startsWith('http:') && !e.SIGNING_KEY_ALLOW_HTTP) {
@@ -173,8 +230,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
           },
     ),
     webhookSecrets: Object.freeze(parseSecrets(e.WEBHOOK_SECRETS)),
+    allowNoWebhookSecret: e.ALLOW_NO_WEBHOOK_SECRET,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
-    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    trustProxy: e.TRUST_PROXY,
     maxInFlightDeliveries: e.MAX_IN_FLIGHT_DELIVERIES,
     maxUnverifiedBodies: e.MAX_UNVERIFIED_BODIES,
     bodyMemoryBudgetBytes: e.BODY_MEMORY_BUDGET_BYTES,
@@ -185,7 +243,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
       shutdownDrainDelayMs: e.SHUTDOWN_DRAIN_DELAY_MS,
     }),
-    metricsPort: e.METRICS_PORT,
+    metricsPort: e.METRICS_PORT === 'off' ? undefined : e.METRICS_PORT,
+    metricsHost: e.METRICS_HOST,
+    logBufferBytes: e.LOG_BUFFER_BYTES,
     captureDir: e.CAPTURE_DIR,
     logLevel: e.LOG_LEVEL,
   });
@@ -203,6 +263,25 @@ function parseTrustProxy(raw: string): boolean | number | string {
   if (raw === 'true' || raw === 'false') return raw === 'true';
   if (/^\d+$/.test(raw)) return Number(raw);
   return raw;
+}
+
+/**
+ * A blank WEBHOOK_SECRETS (an unfilled env file, a Compose default) must not quietly turn the
+ * secret check off: running without a secret is said explicitly, with ALLOW_NO_WEBHOOK_SECRET.
+ */
+function secretProblems(env: Record<string, string | undefined>, allowNone: boolean): string[] {
+  const raw = env.WEBHOOK_SECRETS;
+  const secrets = parseSecrets(raw);
+  if (allowNone) {
+    return secrets.length > 0
+      ? ['ALLOW_NO_WEBHOOK_SECRET: is true but WEBHOOK_SECRETS is set; keep only one of them']
+      : [];
+  }
+  if (secrets.length > 0) return [];
+  const what = raw === undefined ? 'not set' : 'blank';
+  return [
+    `WEBHOOK_SECRETS: ${what}; set it to the subscription's security token (the exact Authorisation value the platform sends), or set ALLOW_NO_WEBHOOK_SECRET=true to accept deliveries checked by signature only`,
+  ];
 }
 
 /** Comma-separated, several at once during a rotation; blanks around commas are not part of a secret. */

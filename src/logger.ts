@@ -26,6 +26,6 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     timestamp: pino.stdTimeFunctions.isoTime,
   };
   // Asynchronous writes to stdout: under load, lines written while a write is in flight go out
-  // together in one write. The process flushes before it exits (see main.ts).
+  // together in one write. The service passes its own bounded stream instead (log-stream.ts).
   return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
 }

@@ -5,8 +5,10 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { metricsRouter } from './http/observability.ts';
 import { projectDir } from './project-dir.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { createLogStream, type LogStream } from './log-stream.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { listen, shutDownGracefully } from './server.ts';
+import { environmentWith, parseStartOptions, USAGE } from './start-options.ts';
 import { migrateToLatest } from './storage/migrator.ts';
 import { openDatabase } from './storage/open-database.ts';
 import {
@@ -16,21 +18,38 @@ import {
 } from './verification/key-source.ts';
 import { parsePublicKey } from './verification/public-key.ts';
 
+/** How long a normal exit waits for buffered log lines to reach stdout (a stalled reader loses them). */
+const EXIT_FLUSH_MS = 1000;
+
 /** Wiring only: configuration, signing key, database, listen, shut down. */
-async function main(): Promise<void> {
-  const config = loadConfig(process.env);
-  const logger = createLogger(config.logLevel);
+async function main(log: { stream?: LogStream }): Promise<void> {
+  const options = parseStartOptions(process.argv.slice(2));
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const environment = environmentWith(options.envFile, process.env);
+  const config = loadConfig(environment.env);
+  log.stream = createLogStream({ fd: 1, maxBufferBytes: config.logBufferBytes });
+  const logStream = log.stream;
+  const logger = createLogger(config.logLevel, logStream.destination);
+  if (config.allowNoWebhookSecret) {
+    logger.warn(
+      'ALLOW_NO_WEBHOOK_SECRET=true: deliveries are accepted without the shared secret (signature only)',
+    );
+  }
   // A pinned key that does not parse is a configuration fault: refuse before touching the database.
   const pinnedKey = await loadPinnedKey(config);
   const database = await openDatabase(config, logger, projectDir());
   await migrateToLatest(database.db, logger);
-  const metrics = createMetrics({ pool: database.pool });
+  const metrics = createMetrics({ pool: database.pool, log: logStream });
   const keys = createKeySource(config, pinnedKey, logger, metrics);
   await keys.start();
 
   let shuttingDown = false;
   const app = createApp({
-    config: { ...config, exposeMetrics: config.metricsPort === undefined },
+    // Metrics never go on the public listener: their own (loopback by default) or none.
+    config: { ...config, exposeMetrics: false },
     db: database.db,
     keys,
     logger,
@@ -46,7 +65,7 @@ async function main(): Promise<void> {
   if (config.metricsPort !== undefined) {
     const metricsApp = express().use(metricsRouter(metrics));
     servers.push(
-      await listen(metricsApp, { port: config.metricsPort, host: config.host, timeouts }),
+      await listen(metricsApp, { port: config.metricsPort, host: config.metricsHost, timeouts }),
     );
   }
   logger.info(
@@ -56,6 +75,7 @@ async function main(): Promise<void> {
       signingKey: config.signingKey.kind === 'fetched' ? config.signingKey.url : 'configured',
       sharedSecretCheck: config.webhookSecrets.length > 0,
       embeddedDatabase: config.databaseUrl === undefined,
+      envFile: environment.fileRead ? options.envFile : undefined,
     },
     'receiver listening',
   );
@@ -70,8 +90,11 @@ async function main(): Promise<void> {
       await database.close();
     },
     timeoutMs: config.server.shutdownTimeoutMs + config.server.shutdownDrainDelayMs,
-    // Log lines are written asynchronously: flush them before the process goes.
-    exit: (code: number) => logger.flush(() => process.exit(code)),
+    // Log lines are written asynchronously: give them a bounded moment to go out.
+    exit: (code: number) =>
+      void logStream.flushWithin(EXIT_FLUSH_MS).then(() => process.exit(code)),
+    // The forced exit waits for nothing, least of all a stalled stdout.
+    forceExit: (code: number) => process.exit(code),
     drainDelayMs: config.server.shutdownDrainDelayMs,
     logger,
   };
@@ -113,7 +136,8 @@ function createKeySource(
   });
 }
 
-main().catch((error: unknown) => {
+const log: { stream?: LogStream } = {};
+main(log).catch(async (error: unknown) => {
   // A configuration fault names the variable and needs no stack trace.
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);
@@ -122,5 +146,6 @@ main().catch((error: unknown) => {
   process.stderr.write(
     `receiver failed to start: ${error instanceof Error ? error.stack : String(error)}\n`,
   );
+  await log.stream?.flushWithin(EXIT_FLUSH_MS);
   process.exit(1);
 });

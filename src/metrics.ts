@@ -22,7 +22,13 @@ export interface PoolStats {
   waitingCount: number;
 }
 
-export function createMetrics(options: { pool?: PoolStats } = {}): Metrics {
+/** The log stream's own accounting (see log-stream.ts). */
+export interface LogStats {
+  droppedLines(): number;
+  bufferedBytes(): number;
+}
+
+export function createMetrics(options: { pool?: PoolStats; log?: LogStats } = {}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const metrics: Metrics = {
@@ -82,6 +88,26 @@ export function createMetrics(options: { pool?: PoolStats } = {}): Metrics {
     gauge('db_pool_connections', 'Connections open in the pool.', (p) => p.totalCount);
     gauge('db_pool_idle_connections', 'Open connections not in use.', (p) => p.idleCount);
     gauge('db_pool_waiting_requests', 'Queries waiting for a connection.', (p) => p.waitingCount);
+  }
+  const log = options.log;
+  if (log) {
+    new Counter({
+      name: 'log_lines_dropped_total',
+      help: 'Log lines dropped because stdout was not keeping up and the log buffer was full.',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(log.droppedLines());
+      },
+    });
+    new Gauge({
+      name: 'log_buffer_bytes',
+      help: 'Log bytes waiting to be written to stdout.',
+      registers: [registry],
+      collect() {
+        this.set(log.bufferedBytes());
+      },
+    });
   }
   // Pre-create the series an alert looks for, so "no errors yet" reads 0 rather than absent.
   for (const result of ['fetched', 'changed', 'failed'] satisfies KeyFetchResult[]) {

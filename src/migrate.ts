@@ -6,7 +6,7 @@ import { openDatabase } from './storage/open-database.ts';
 
 /** `npm run migrate`: the same migrator the service runs on start, then exit. */
 async function migrate(): Promise<void> {
-  const config = loadConfig(process.env);
+  const config = loadConfig(process.env, { receivesDeliveries: false });
   const logger = createLogger(config.logLevel);
   const database = await openDatabase(config, logger, projectDir());
   try {

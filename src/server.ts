@@ -79,7 +79,10 @@ export interface ShutdownPlan {
    */
   drainDelayMs?: number;
   logger: Logger;
+  /** The normal way out (may flush logs first, for a bounded time). */
   exit?: (code: number) => void;
+  /** The way out when the timeout passes: must not wait for anything. */
+  forceExit?: (code: number) => void;
 }
 
 /**
@@ -88,11 +91,12 @@ export interface ShutdownPlan {
  */
 export function shutDownGracefully(plan: ShutdownPlan, signal: string): Promise<void> {
   const exit = plan.exit ?? ((code: number) => process.exit(code));
+  const forceExit = plan.forceExit ?? ((code: number) => process.exit(code));
   plan.beginShutdown();
   plan.logger.info({ signal }, 'shutting down: finishing in-flight deliveries');
   setTimeout(() => {
     plan.logger.error({ timeoutMs: plan.timeoutMs }, 'shutdown took too long; exiting');
-    exit(1);
+    forceExit(1);
   }, plan.timeoutMs).unref();
 
   const drained = new Promise((resolve) => setTimeout(resolve, plan.drainDelayMs ?? 0));

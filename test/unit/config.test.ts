@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 
+/** The receiver refuses to start without being told about the shared secret. */
+const SECRET = { WEBHOOK_SECRETS: 'Basic abc' };
+
 function problemsOf(env: Record<string, string>): readonly string[] {
   try {
     loadConfig(env);
@@ -12,15 +15,19 @@ function problemsOf(env: Record<string, string>): readonly string[] {
 }
 
 describe('loadConfig', () => {
-  it('when the environment is empty, then the defaults apply and the production key URL is derived', () => {
-    const config = loadConfig({});
+  it('when only a secret is set, then the defaults apply and the production key URL is derived', () => {
+    const config = loadConfig(SECRET);
     expect(config).toMatchObject({
       port: 3000,
       databaseUrl: undefined,
       providerEnv: 'production',
       bodyLimitBytes: 4 * 1024 * 1024,
-      webhookSecrets: [],
+      webhookSecrets: ['Basic abc'],
+      allowNoWebhookSecret: false,
       trustProxy: false,
+      metricsPort: 9464,
+      metricsHost: '127.0.0.1',
+      logBufferBytes: 4 * 1024 * 1024,
       signingKey: {
         kind: 'fetched',
         url: 'https://api.mpay.com.au/public/v1/certificate/public-key',
@@ -31,19 +38,24 @@ describe('loadConfig', () => {
   });
 
   it('when PROVIDER_ENV is sandbox, then the sandbox key URL is used', () => {
-    const config = loadConfig({ PROVIDER_ENV: 'sandbox' });
+    const config = loadConfig({ ...SECRET, PROVIDER_ENV: 'sandbox' });
     expect(config.signingKey).toMatchObject({
       url: 'https://api.m-pay.com.au/public/v1/certificate/public-key',
     });
   });
 
   it('when SIGNING_KEY is set, then it is used instead of any URL', () => {
-    const config = loadConfig({ SIGNING_KEY: '3082010A...', SIGNING_KEY_URL: 'https://x.test/k' });
+    const config = loadConfig({
+      ...SECRET,
+      SIGNING_KEY: '3082010A...',
+      SIGNING_KEY_URL: 'https://x.test/k',
+    });
     expect(config.signingKey).toEqual({ kind: 'configured', text: '3082010A...' });
   });
 
   it('when several values are bad, then every one is reported at once, by name', () => {
     const problems = problemsOf({
+      ...SECRET,
       PORT: 'eighty',
       PROVIDER_ENV: 'staging',
       BODY_LIMIT_BYTES: '-1',
@@ -61,10 +73,11 @@ describe('loadConfig', () => {
   });
 
   it('when the key URL is plain http, then start-up is refused unless explicitly allowed', () => {
-    expect(problemsOf({ SIGNING_KEY_URL: 'http://127.0.0.1:9/key' })[0]).toMatch(
+    expect(problemsOf({ ...SECRET, SIGNING_KEY_URL: 'http://127.0.0.1:9/key' })[0]).toMatch(
       /^SIGNING_KEY_URL: must be https/,
     );
     const allowed = loadConfig({
+      ...SECRET,
       SIGNING_KEY_URL: 'http://127.0.0.1:9/key',
       SIGNING_KEY_ALLOW_HTTP: 'true',
     });
@@ -77,7 +90,7 @@ describe('loadConfig', () => {
   });
 
   it('when a variable is set but blank, then it counts as unset', () => {
-    expect(loadConfig({ PORT: '', DATABASE_URL: '  ', SIGNING_KEY: '' })).toMatchObject({
+    expect(loadConfig({ ...SECRET, PORT: '', DATABASE_URL: '  ', SIGNING_KEY: '' })).toMatchObject({
       port: 3000,
       databaseUrl: undefined,
       signingKey: { kind: 'fetched' },
@@ -89,7 +102,79 @@ describe('loadConfig', () => {
     ['2', 2],
     ['loopback, 10.0.0.0/8', 'loopback, 10.0.0.0/8'],
   ])('when TRUST_PROXY is %s, then Express gets %s', (raw, expected) => {
-    expect(loadConfig({ TRUST_PROXY: raw }).trustProxy).toEqual(expected);
+    expect(loadConfig({ ...SECRET, TRUST_PROXY: raw }).trustProxy).toEqual(expected);
+  });
+
+  it.each(['maybe', 'loopback, 10.0.0.0/33', 'yes'])(
+    'when TRUST_PROXY is %s, then start-up is refused naming TRUST_PROXY',
+    (raw) => {
+      const problems = problemsOf({ ...SECRET, TRUST_PROXY: raw });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(/^TRUST_PROXY: .*expected true, false, a hop count/);
+    },
+  );
+
+  it('when HOST or METRICS_HOST is not an address or host name, then start-up is refused naming it', () => {
+    const problems = problemsOf({ ...SECRET, HOST: 'http://0.0.0.0', METRICS_HOST: '1.2.3.4:9' });
+    expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual([
+      'HOST',
+      'METRICS_HOST',
+    ]);
+  });
+
+  describe('the shared secret', () => {
+    it.each([
+      ['unset', {}, /^WEBHOOK_SECRETS: not set; set it to the subscription's security token/],
+      ['blank', { WEBHOOK_SECRETS: '  ' }, /^WEBHOOK_SECRETS: blank; set it/],
+      ['only commas', { WEBHOOK_SECRETS: ' , ,' }, /^WEBHOOK_SECRETS: blank; set it/],
+      [
+        'blank, flag false',
+        { WEBHOOK_SECRETS: '', ALLOW_NO_WEBHOOK_SECRET: 'false' },
+        /^WEBHOOK_SECRETS: blank/,
+      ],
+    ])(
+      'when WEBHOOK_SECRETS is %s, then start-up is refused, saying what to set',
+      (_, env, message) => {
+        const problems = problemsOf(env);
+        expect(problems).toHaveLength(1);
+        expect(problems[0]).toMatch(message);
+        expect(problems[0]).toContain('ALLOW_NO_WEBHOOK_SECRET=true');
+      },
+    );
+
+    it('when ALLOW_NO_WEBHOOK_SECRET is true and no secret is set, then the check is off, explicitly', () => {
+      for (const env of [{}, { WEBHOOK_SECRETS: ' ' }]) {
+        const config = loadConfig({ ...env, ALLOW_NO_WEBHOOK_SECRET: 'true' });
+        expect(config).toMatchObject({ webhookSecrets: [], allowNoWebhookSecret: true });
+      }
+    });
+
+    it('when ALLOW_NO_WEBHOOK_SECRET is true and a secret is set too, then start-up is refused', () => {
+      expect(problemsOf({ ...SECRET, ALLOW_NO_WEBHOOK_SECRET: 'true' })[0]).toMatch(
+        /^ALLOW_NO_WEBHOOK_SECRET: is true but WEBHOOK_SECRETS is set/,
+      );
+    });
+
+    it('when the secret is missing and other values are bad too, then every problem is reported at once', () => {
+      const named = problemsOf({ PORT: 'eighty' }).map((problem) => problem.split(':')[0]);
+      expect(named.sort()).toEqual(['PORT', 'WEBHOOK_SECRETS']);
+    });
+
+    it('when loaded for a tool that receives no deliveries, then no secret is needed', () => {
+      expect(loadConfig({}, { receivesDeliveries: false }).webhookSecrets).toEqual([]);
+    });
+  });
+
+  describe('metrics', () => {
+    it('when METRICS_PORT is off, then no metrics listener is configured', () => {
+      expect(loadConfig({ ...SECRET, METRICS_PORT: 'off' }).metricsPort).toBeUndefined();
+    });
+
+    it('when METRICS_PORT equals PORT, then start-up is refused: metrics never go on the public listener', () => {
+      expect(problemsOf({ ...SECRET, PORT: '8080', METRICS_PORT: '8080' })[0]).toMatch(
+        /^METRICS_PORT: must differ from PORT/,
+      );
+    });
   });
 
   it('when nothing is set, then the timeout and budget defaults are consistent with each other', () => {

@@ -88,6 +88,7 @@ export async function launchServer(name: ServerName, ctx: LaunchContext): Promis
         // Hex DER PKCS#1, exactly what the platform's key endpoint serves.
         SIGNING_KEY: providerHex(ctx.publicKey),
         WEBHOOK_SECRETS: ctx.secret,
+        METRICS_PORT: String(await freePort()),
         LOG_LEVEL: 'info',
         // As `npm run start:prod` sets it.
         MALLOC_ARENA_MAX: '2',

@@ -47,7 +47,7 @@ async function main(): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  const config = loadConfig(process.env);
+  const config = loadConfig(process.env, { receivesDeliveries: false });
   const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
   const publicKey = await loadKey(values['public-key'], config);
   const database = await openToolDatabase(config, logger, PROJECT_DIR);

@@ -74,7 +74,9 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     PROVIDER_ENV: 'sandbox',
   };
   for (const name of RECEIVER_NAMES) {
-    const receiver = createReceiver(name, await freePort(), env);
+    // Two instances on one host: each its own metrics listener.
+    const metricsPort = String(await freePort());
+    const receiver = createReceiver(name, await freePort(), { ...env, METRICS_PORT: metricsPort });
     receivers.push(receiver);
     cleanup.defer(`stop ${name}`, async () => {
       const exit = receiver.stop('SIGTERM');
