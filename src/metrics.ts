@@ -14,6 +14,8 @@ export interface Metrics {
   /** Bytes of request bodies held now (after inflation), against BODY_MEMORY_BUDGET_BYTES. */
   bodyBytesInFlight: Gauge;
   writeBatchSize: Histogram;
+  /** Business keys re-sent with other content (rows in the conflicts table). */
+  conflicts: Counter<'event'>;
 }
 
 export interface PoolStats {
@@ -56,6 +58,12 @@ export function createMetrics(options: { pool?: PoolStats; log?: LogStats } = {}
       name: 'webhook_write_batch_size',
       help: 'Deliveries per database statement (group commit): 1 at low load, more under load.',
       buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+      registers: [registry],
+    }),
+    conflicts: new Counter({
+      name: 'webhook_conflicts_total',
+      help: 'Business keys (TransactionId, rejection id) re-sent with other content; each is a row in the conflicts table.',
+      labelNames: ['event'],
       registers: [registry],
     }),
     inFlightDeliveries: new Gauge({

@@ -78,7 +78,10 @@ export function webhookRouter(deps: WebhookRouterDeps): Router {
     const model = findEventModel(name);
     sendEnvelope(res, delivery.httpStatus, delivery.description, delivery.errors);
     deps.metrics.deliveries.inc({ event: model?.name ?? 'unmodelled', outcome: delivery.outcome });
-    deps.logger[LOG_LEVEL[delivery.outcome]](
+    if (delivery.conflicts) {
+      deps.metrics.conflicts.inc({ event: model?.name ?? 'unmodelled' }, delivery.conflicts);
+    }
+    deps.logger[delivery.notable ? 'warn' : LOG_LEVEL[delivery.outcome]](
       {
         requestId: res.locals.requestId,
         ...delivery.log,

@@ -41,7 +41,7 @@ beforeAll(async () => {
 afterAll(() => database.drop());
 beforeEach(async () => {
   await database.query(
-    'TRUNCATE webhook_deliveries, npp_payments, credit_rejections, quarantined_deliveries',
+    'TRUNCATE webhook_deliveries, npp_payments, payto_payments, credit_rejections, conflicts, quarantined_deliveries',
   );
   endpoint = await startKeyServer(undefined, { port: 0, host: '127.0.0.1' });
   clock = createManualClock();

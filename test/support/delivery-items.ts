@@ -5,6 +5,7 @@ import { createLogger } from '../../src/logger.ts';
 import type { Db } from '../../src/storage/database.ts';
 import { createBatchingStore, type DeliveryStore } from '../../src/storage/delivery-batcher.ts';
 import { freshWebhookId } from './deliveries.ts';
+import { emptyPaymentRow } from './sample-bodies.ts';
 import { logLines, type LogLines } from './log-lines.ts';
 
 /**
@@ -25,20 +26,11 @@ export function deliveryItem(
         kind: 'npp-payment',
         rows: [
           {
+            ...emptyPaymentRow(),
             transactionId: overrides.transactionId,
-            endToEndId: null,
             amount: '1.5',
             dateTimeLocal: '2023-08-11 14:19:16',
             dateTimeText: '2023-08-11T14:19:16',
-            receiptNumber: null,
-            payId: null,
-            remitterName: null,
-            bsb: null,
-            accountNumber: null,
-            remittanceInformation: null,
-            refundInboundAmount: null,
-            refundAmount: null,
-            refundId: null,
           },
         ],
       }

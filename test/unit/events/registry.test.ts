@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findEventModel, toFieldProblems } from '../../../src/events/registry.ts';
+import { findEventModel } from '../../../src/events/registry.ts';
 import { isWellFormedEventName } from '../../../src/shared/event-name.ts';
 
 describe('findEventModel', () => {
@@ -7,6 +7,8 @@ describe('findEventModel', () => {
     ['NPPReceivePayment', 'NPPReceivePayment'],
     ['nppreceivepayment', 'NPPReceivePayment'],
     ['NppReceivePayment', 'NPPReceivePayment'],
+    ['PayToReceivePayment', 'PayToReceivePayment'],
+    ['paytoreceivepayment', 'PayToReceivePayment'],
     ['InboundDirectCreditRejections', 'InboundDirectCreditRejections'],
     ['INBOUNDDIRECTCREDITREJECTIONS', 'InboundDirectCreditRejections'],
     ['NPPCreditRejections', 'NPPCreditRejections'],
@@ -15,7 +17,7 @@ describe('findEventModel', () => {
     expect(findEventModel(name)?.name).toBe(canonical);
   });
 
-  it.each(['PayToReceivePayment', 'NppReturn', 'InboundDirectCredit', 'NPPReceivePayments', ''])(
+  it.each(['NppReturn', 'InboundDirectCredit', 'NPPReceivePayments', 'PayToReceivePayments', ''])(
     'when the event %j is not modelled, then there is no model',
     (name) => {
       expect(findEventModel(name)).toBeUndefined();
@@ -71,11 +73,5 @@ describe('isWellFormedEventName', () => {
     'a\n',
   ])('when the name is %j, then it is not well formed', (name) => {
     expect(isWellFormedEventName(name)).toBe(false);
-  });
-});
-
-describe('registry exports', () => {
-  it('when the HTTP layer imports toFieldProblems from the registry, then it formats an empty list', () => {
-    expect(toFieldProblems([])).toEqual([]);
   });
 });
