@@ -177,8 +177,8 @@ describe('loadConfig', () => {
     });
   });
 
-  it('when nothing is set, then the timeout and budget defaults are consistent with each other', () => {
-    const config = loadConfig({});
+  it('when only a secret is set, then the timeout and budget defaults are consistent with each other', () => {
+    const config = loadConfig(SECRET);
     expect(config.server.headersTimeoutMs).toBeLessThanOrEqual(config.server.requestTimeoutMs);
     expect(config.bodyMemoryBudgetBytes).toBeGreaterThanOrEqual(config.bodyLimitBytes);
     expect(config).toMatchObject({
@@ -190,13 +190,18 @@ describe('loadConfig', () => {
 
   it('when HEADERS_TIMEOUT_MS is larger than REQUEST_TIMEOUT_MS, then start-up is refused naming it', () => {
     // Node would silently swap the two, letting a slow body run for the larger one.
-    const problems = problemsOf({ HEADERS_TIMEOUT_MS: '66000', REQUEST_TIMEOUT_MS: '30000' });
+    const problems = problemsOf({
+      ...SECRET,
+      HEADERS_TIMEOUT_MS: '66000',
+      REQUEST_TIMEOUT_MS: '30000',
+    });
     expect(problems).toEqual([expect.stringMatching(/^HEADERS_TIMEOUT_MS: .*REQUEST_TIMEOUT_MS/)]);
-    expect(problemsOf({ HEADERS_TIMEOUT_MS: '40000' })).toHaveLength(1);
+    expect(problemsOf({ ...SECRET, HEADERS_TIMEOUT_MS: '40000' })).toHaveLength(1);
   });
 
   it('when BODY_MEMORY_BUDGET_BYTES is below BODY_LIMIT_BYTES, then start-up is refused naming it', () => {
     const problems = problemsOf({
+      ...SECRET,
       BODY_MEMORY_BUDGET_BYTES: '1048576',
       BODY_LIMIT_BYTES: '2097152',
     });
@@ -206,6 +211,8 @@ describe('loadConfig', () => {
   });
 
   it('when MAX_UNVERIFIED_BODIES is 0, then start-up is refused naming it', () => {
-    expect(problemsOf({ MAX_UNVERIFIED_BODIES: '0' })[0]).toMatch(/^MAX_UNVERIFIED_BODIES: /);
+    expect(problemsOf({ ...SECRET, MAX_UNVERIFIED_BODIES: '0' })[0]).toMatch(
+      /^MAX_UNVERIFIED_BODIES: /,
+    );
   });
 });

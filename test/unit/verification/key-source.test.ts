@@ -623,14 +623,17 @@ describe('createFetchedKeySource: the refetch throttle', () => {
       ['SIGNING_KEY_FETCH_TIMEOUT_MS', '30000'],
       ['SIGNING_KEY_RETRY_MAX_MS', '60000'],
     ] as const) {
-      expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name));
+      expect(() => loadConfig({ ...SECRET, [name]: value })).toThrow(new RegExp(name));
     }
-    expect(loadConfig({}).signingKey).toMatchObject({
+    expect(loadConfig(SECRET).signingKey).toMatchObject({
       refreshCooldownMs: 5_000,
       retryBackoffMaxMs: 5_000,
     });
   });
 });
+
+/** The receiver refuses to start without being told about the shared secret. */
+const SECRET = { WEBHOOK_SECRETS: 'Basic abc' };
 
 describe('createFetchedKeySource: background attempts while no key is held', () => {
   async function keylessOnManualClock(random: () => number) {

@@ -21,7 +21,8 @@ async function startReceiver(keyUrl: string) {
     url: keyUrl,
     allowHttp: true,
     fetchTimeoutMs: 5000,
-    refreshCooldownMs: 60_000,
+    // No throttle: the demo's forged call is then checked against a fresh key at once (401).
+    refreshCooldownMs: 0,
     retryIntervalMs: 0,
     now: Date.now,
     logger: createLogger('silent'),
