@@ -44,7 +44,9 @@ export const ENDPOINTS = {
   walletSearch: endpoint('wallet-search', 'GET', { maxResponseBytes: 16 * MIB }),
   walletUpdate: endpoint('wallet-update', 'POST'),
   refund: endpoint('refund', 'POST'),
-  paytoReport: endpoint('payto-report', 'GET', { maxResponseBytes: 32 * MIB }),
+  // The platform's PayTo APIs take the bearer token; the interface document says Basic. The
+  // token is what the platform issues it for, so the report presents it.
+  paytoReport: endpoint('payto-report', 'GET', { auth: 'bearer', maxResponseBytes: 32 * MIB }),
   createSubscription: endpoint('subscriptions', 'POST'),
   deliveryReport: endpoint('delivery-report', 'GET', { maxResponseBytes: 16 * MIB }),
   resend: endpoint('resend', 'POST'),

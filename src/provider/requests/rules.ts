@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { toFieldProblems } from '../../events/field-problems.ts';
-import { ProviderError } from '../provider-error.ts';
+import { ProviderError, type FieldError } from '../provider-error.ts';
 
 /**
  * Shared field rules of the interface document, and the check every request passes before it
@@ -53,6 +52,16 @@ export function checkRequest<T extends z.ZodType>(
     endpoint,
     kind: 'invalid-request',
     statusDescription: 'request refused before sending',
-    fieldErrors: toFieldProblems(parsed.error.issues),
+    fieldErrors: parsed.error.issues.map(toFieldError),
   });
+}
+
+/** "refundAmount must be …", "options[0].key must be …"; "The request …" for the whole body. */
+function toFieldError(issue: z.core.$ZodIssue): FieldError {
+  const path = issue.path
+    .map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`))
+    .join('');
+  const message =
+    issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
+  return { path, message: `${path === '' ? 'The request' : path} ${message}` };
 }
