@@ -4,6 +4,7 @@ import { createCaptureWriter } from './capture/capture-writer.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { metricsRouter } from './http/observability.ts';
 import { projectDir } from './project-dir.ts';
+import { startScheduledRecovery } from './recovery/scheduled-recovery.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { listen, shutDownGracefully } from './server.ts';
@@ -41,6 +42,12 @@ async function main(): Promise<void> {
       capture: createCaptureWriter({ dir: config.captureDir, logger, keys }),
     }),
   });
+  const recovery = startScheduledRecovery({
+    config,
+    db: database.db,
+    logger,
+    registry: metrics.registry,
+  });
   const timeouts = config.server;
   const servers = [await listen(app, { port: config.port, host: config.host, timeouts })];
   if (config.metricsPort !== undefined) {
@@ -67,6 +74,7 @@ async function main(): Promise<void> {
     },
     release: async () => {
       keys.stop();
+      await recovery?.stop();
       await database.close();
     },
     timeoutMs: config.server.shutdownTimeoutMs + config.server.shutdownDrainDelayMs,
