@@ -1,0 +1,194 @@
+import { sandboxClient, type Call } from '../client.ts';
+import { SUBSCRIBABLE_EVENTS } from '../validation/subscription-schema.ts';
+import { sendForgedPayment } from './forged-call.ts';
+import { createTally, type Tally } from './tally.ts';
+
+export interface DemoOptions {
+  sandboxUrl: string;
+  apiKey: string;
+  receiver: string;
+  secret: string;
+  print: (line: string) => void;
+}
+
+interface Delivery {
+  webhookId: string;
+  eventName: string;
+  status: string;
+  retryCount: number;
+  lastResponseCode: number;
+}
+
+/**
+ * A day on the platform, against a running receiver: subscriptions, payments, PayTo receipts,
+ * rejections, a lost answer (retried), a resend, a forgery, refunds and the reports. Answers the
+ * exit code: 0 when every answer was as expected.
+ */
+export async function runDemo(options: DemoOptions): Promise<number> {
+  const { print, receiver } = options;
+  const call = sandboxClient(options.sandboxUrl, options.apiKey);
+  const tally = createTally(print);
+  try {
+    await fetch(`${receiver}/healthz`, { signal: AbortSignal.timeout(5000) });
+  } catch {
+    print(`no receiver at ${receiver}; start it first (docs/sandbox.md, "The demo")`);
+    return 2;
+  }
+  print(`\n1. Subscribing ${receiver}/webhooks/<event> (security token echoed as Authorisation)`);
+  for (const eventName of SUBSCRIBABLE_EVENTS) {
+    const { body } = await call('POST', '/subscriptions/v1/create', {
+      body: {
+        eventName,
+        targetUrl: `${receiver}/webhooks/${eventName}`,
+        subscriptionStatus: 'On',
+        securityToken: options.secret,
+      },
+    });
+    tally.note(`  ${eventName}: ${body.status}`);
+  }
+  print('\n2. The scene: a wallet and a PayID');
+  const wallet = (
+    await call('POST', '/sandbox/wallets', {
+      body: { name: 'Jane Citizen', email: 'Jane@Example.com', mobile: '0412 345 678' },
+    })
+  ).body;
+  tally.note(`  wallet ${String(wallet.accountNumber)} (pin ${String(wallet.pin)})`);
+  const payId = 'shop@sandbox.example';
+  await call('POST', '/sandbox/payids', {
+    body: { payId, payIdName: 'Sandbox Shop', bankAccountNumber: '419001918' },
+  });
+  const search = await call('GET', '/mWallet/v1/search?clientUniqueIdentifier=JANE%40example.com');
+  tally.check('wallet search by e-mail finds it', (search.body.mWallets as unknown[]).length, 1);
+
+  print('\n3. Payments arrive; each is delivered, signed, to the receiver');
+  const npp = await deliverEach(call, tally, [
+    { event: 'NPPReceivePayment', amount: '125.50', PayId: payId, RemitterName: 'JANE CITIZEN' },
+    { event: 'NPPReceivePayment', amount: '42.00', PaymentDescription: 'Invoice 1001, "rush"' },
+    { event: 'PayToReceivePayment', amount: '19.99', PayId: payId },
+    { event: 'PayToReceivePayment', amount: '250.00', PayId: payId },
+    { event: 'InboundDirectCredit', amount: '980.10' },
+  ]);
+  print('\n4. Rejections: payments that could not be allocated');
+  for (const [event, amounts] of [
+    ['InboundDirectCreditRejections', ['15.00', '27.35']],
+    ['NPPCreditRejections', ['8.80']],
+  ] as const) {
+    const answer = await call('POST', '/sandbox/rejections?wait=true', {
+      body: { event, records: amounts.map((amount) => ({ amount })) },
+    });
+    report(tally, event, answer.body.deliveries as Delivery[]);
+  }
+  print(
+    '\n5. A lost answer: the platform stops waiting, retries once; the receiver has it already',
+  );
+  await call('POST', '/sandbox/faults', { body: { kind: 'webhook-timeout', count: 1 } });
+  const lost = await call('POST', '/sandbox/payments?wait=true', {
+    body: { event: 'NPPReceivePayment', amount: '60.00' },
+  });
+  for (const d of lost.body.deliveries as Delivery[]) {
+    tally.count(d.lastResponseCode);
+    tally.check(
+      `${d.eventName} Webhookid ${d.webhookId}, retried ${d.retryCount}x`,
+      d.lastResponseCode,
+      200,
+    );
+  }
+  print('\n6. A redelivery asked for through the resend API (same Webhookid, same bytes)');
+  const first = npp[0]?.webhookIds[0] ?? '';
+  await call('POST', `/subscriptions/v2/resend/${first}`);
+  const resent = await waitForResend(call, first);
+  tally.count(resent);
+  tally.check(`resend of Webhookid ${first}: receiver answered`, resent, 200);
+  print(
+    "\n7. A forged payment (signed with a key that is not the platform's), sent straight to the receiver",
+  );
+  const forged = await sendForgedPayment(receiver, options.secret);
+  tally.count(forged);
+  tally.check('forged payment: receiver answered', forged, 401);
+  await refundsAndReports(call, tally, npp);
+  print(
+    `\nReceiver answers: ${[...tally.answers()].map(([code, n]) => `${code} ×${n}`).join(', ')}`,
+  );
+  print(
+    tally.failures() === 0
+      ? 'Every answer was as expected.'
+      : `${tally.failures()} answer(s) were not as expected.`,
+  );
+  return tally.failures() === 0 ? 0 : 1;
+}
+
+type Created = { payment: Record<string, unknown>; webhookIds: string[] };
+
+async function deliverEach(
+  call: Call,
+  tally: Tally,
+  payments: Record<string, string>[],
+): Promise<Created[]> {
+  const created: Created[] = [];
+  for (const payment of payments) {
+    const { body } = await call('POST', '/sandbox/payments?wait=true', { body: payment });
+    created.push(body as unknown as Created);
+    report(tally, `${payment.event} ${payment.amount}`, body.deliveries as Delivery[]);
+  }
+  return created;
+}
+
+function report(tally: Tally, label: string, deliveries: Delivery[]): void {
+  for (const d of deliveries) {
+    tally.count(d.lastResponseCode);
+    tally.check(`${label} → Webhookid ${d.webhookId}: receiver answered`, d.lastResponseCode, 200);
+  }
+}
+
+async function waitForResend(call: Call, webhookId: string): Promise<number> {
+  for (let i = 0; i < 100; i += 1) {
+    const { body } = await call('GET', `/sandbox/deliveries?webhookId=${webhookId}`);
+    const [d] = body.deliveries as (Delivery & {
+      attempts: { kind: string; responseCode?: number }[];
+    })[];
+    const resend = d?.attempts.find((a) => a.kind === 'resend');
+    if (resend && d?.status !== 'Pending') return resend.responseCode ?? 0;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return 0;
+}
+
+async function refundsAndReports(call: Call, tally: Tally, created: Created[]): Promise<void> {
+  const payment = created[0]?.payment ?? {};
+  const refund = {
+    UniqueReference: `demo-${String(payment.TransactionId)}`,
+    originalTransactionId: payment.TransactionId,
+    refundAmount: '20.00',
+  };
+  tally.note('\n8. Refunds');
+  const early = await call('POST', '/receivables/v2/refund', { body: refund });
+  tally.check('refund right after the payment (before 5 minutes): HTTP', early.status, 400);
+  await call('POST', '/sandbox/clock', { body: { seconds: 300 } });
+  const done = await call('POST', '/receivables/v2/refund', { body: refund });
+  tally.check('refund after 5 minutes: status', done.body.status, 'Ok');
+  const again = await call('POST', '/receivables/v2/refund', { body: refund });
+  tally.check(
+    'same UniqueReference again: same transactionId',
+    again.body.transactionId,
+    done.body.transactionId,
+  );
+  tally.note('\n9. Reports');
+  const day = String(created[2]?.payment.DateTime ?? '')
+    .slice(0, 10)
+    .replaceAll('-', '');
+  const payTo = await call('GET', `/paytoreceivables/v1/report/${day}000000`);
+  const payToRows = (payTo.body.ndeFileDetails as unknown[]).length;
+  tally.check(
+    `PayTo report for today (${payToRows} rows) lists this run's 2 receipts`,
+    payToRows >= 2,
+    true,
+  );
+  const deliveries = await call(
+    'GET',
+    `/subscriptions/v1/report/${day.slice(0, 4)}-${day.slice(4, 6)}-${day.slice(6)}`,
+  );
+  const rows = deliveries.body.notifications as Delivery[];
+  tally.note(
+    `  delivery report: ${rows.length} notifications, ${rows.filter((r) => r.status === 'Sent').length} Sent`,
+  );
+}

@@ -1,0 +1,94 @@
+/**
+ * npm run sandbox -- [options]   (see docs/sandbox.md, or --help)
+ *
+ * Wires the sandbox: options, the signing key, the state (and its file), the server; prints the
+ * credentials and URLs; with --demo plays a day against a running receiver and exits with 0
+ * when the receiver answered every step as expected, 1 otherwise, 2 on bad usage.
+ */
+import { createSandboxClock } from './clock.ts';
+import { parseCli, USAGE, type CliOptions } from './cli-options.ts';
+import { runDemo } from './demo/run-demo.ts';
+import { createSandboxKeys } from './keys.ts';
+import { createSandbox } from './sandbox.ts';
+import { createStateSaver, loadState } from './state/state-file.ts';
+import { createStore } from './state/store.ts';
+import { emptyState } from './state/types.ts';
+
+const print = (line: string) => process.stdout.write(`${line}\n`);
+
+async function main(): Promise<number> {
+  let options: CliOptions;
+  try {
+    options = parseCli(process.argv.slice(2), process.env);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (options.help) {
+    print(USAGE);
+    return 0;
+  }
+  const state = options.stateFile ? await loadState(options.stateFile) : emptyState();
+  const store = createStore(state);
+  const keys = await createSandboxKeys({ keyFile: options.keyFile });
+  const sandbox = createSandbox({
+    credentials: { mAccount: options.mAccount, apiKey: options.apiKey },
+    keys,
+    store,
+    clock: createSandboxClock(Date.now, state.clockOffsetMs),
+    retryDelayMs: options.retryDelayMs,
+    deliveryTimeoutMs: options.deliveryTimeoutMs,
+    ...(!options.demo && {
+      onAttempt: (record, attempt) =>
+        print(
+          `${attempt.responseCode ?? 'ERR'} ${record.eventName} Webhookid ${record.webhookId} → ${record.url} (${attempt.kind}${attempt.error ? `: ${attempt.error}` : ''})`,
+        ),
+    }),
+  });
+  const saver = options.stateFile
+    ? createStateSaver(options.stateFile, () => store.state)
+    : undefined;
+  if (saver) store.onChange(() => saver.schedule());
+  const server = await sandbox.listen(options.port, options.host);
+  const basic = Buffer.from(`${options.apiKey}:`).toString('base64');
+  print(`sandbox: ${server.url}   (the platform's {base_url} and {auth_url})`);
+  print(
+    `  mAccount ${options.mAccount}, API key ${options.apiKey}  (SANDBOX_MACCOUNT, SANDBOX_API_KEY)`,
+  );
+  print(`  API calls: Authorization: Basic ${basic}   token: POST /au/security/oauth-v1/Token`);
+  print(`  signing key: ${keys.origin}, fingerprint ${keys.fingerprint().slice(0, 16)}...`);
+  print(
+    `  receiver: SIGNING_KEY_URL=${server.url}/public/v1/certificate/public-key SIGNING_KEY_ALLOW_HTTP=true`,
+  );
+  print(
+    `  state: ${options.stateFile ?? 'in memory'}; webhook retry after ${options.retryDelayMs} ms`,
+  );
+
+  const stop = async () => {
+    sandbox.close();
+    await server.close();
+    await saver?.flush();
+  };
+  if (options.demo) {
+    const code = await runDemo({ sandboxUrl: server.url, ...options, print });
+    await stop();
+    return code;
+  }
+  print('control routes under /sandbox/… (docs/sandbox.md); Ctrl-C to stop');
+  await new Promise((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await stop();
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(
+      `sandbox failed: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exit(2);
+  },
+);

@@ -1,0 +1,147 @@
+import { z } from 'zod';
+import { FAULT_KINDS } from '../faults.ts';
+import { AMOUNT_PATTERN } from '../money.ts';
+import {
+  BANK_ACCOUNT,
+  LEDGER_REFERENCE,
+  NICK_NAME,
+  PAY_ID,
+  PAY_ID_NAME,
+  PERSON_NAME,
+  PHONE,
+  email,
+  patterned,
+  strippedDigits,
+} from './patterns.ts';
+
+/** Bodies of the `/sandbox/…` control routes (docs/sandbox.md). */
+
+const amount = patterned(AMOUNT_PATTERN, 'a decimal amount with at most 2 places, e.g. "12.34"');
+const field = z
+  .string({ error: 'must be text' })
+  .max(200, { error: 'must be at most 200 characters' });
+
+/** Payment fields a test may choose; the rest are filled in. */
+export const PAYMENT_FIELDS = [
+  'AccountNumber',
+  'AccountName',
+  'Bsb',
+  'PayId',
+  'PayIdName',
+  'RemitterName',
+  'SourceBsb',
+  'SourceAccountNumber',
+  'SourceAccountName',
+  'PaymentDescription',
+  'EndToEndId',
+  'CreditorReferenceInformation',
+  'ReconciliationRuleReference',
+  'CategoryPurposeCode',
+  'UltimateCreditorName',
+  'USINumber',
+  'USICreditorScheme',
+  'LedgerAccountNumber',
+  'LedgerUniqueReference',
+  'MmsId',
+  'InitiatingPartyName',
+  'NPPInstructionId',
+  'LodgementRef',
+] as const;
+
+export const paymentControlSchema = z.object({
+  event: z.enum(['NPPReceivePayment', 'PayToReceivePayment', 'InboundDirectCredit'], {
+    error: 'must be NPPReceivePayment, PayToReceivePayment or InboundDirectCredit',
+  }),
+  amount,
+  DateTime: patterned(
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/,
+    'yyyy-MM-ddTHH:mm:ss (Sydney)',
+  ).optional(),
+  ...Object.fromEntries(PAYMENT_FIELDS.map((name) => [name, field.optional()])),
+});
+
+/** Rejection record fields a test may choose. */
+export const REJECTION_FIELDS = [
+  'transactionType',
+  'transactionCode',
+  'status',
+  'reason',
+  'bsb',
+  'accountNumber',
+  'accountName',
+  'payId',
+  'payIdName',
+  'lodgementRef',
+  'endToEndId',
+  'remitterName',
+  'sourceBsb',
+  'sourceAccountNumber',
+  'sourceAccountName',
+  'indicator',
+  'nameOfUserSupplyingFile',
+  'numberOfUserSupplyingFile',
+  'descriptionOfEntriesOnFile',
+  'ledgerAccountNumber',
+  'ledgerUniqueReference',
+] as const;
+
+export const rejectionControlSchema = z.object({
+  event: z.enum(['InboundDirectCreditRejections', 'NPPCreditRejections'], {
+    error: 'must be InboundDirectCreditRejections or NPPCreditRejections',
+  }),
+  records: z
+    .array(
+      z.object({
+        amount,
+        ...Object.fromEntries(REJECTION_FIELDS.map((name) => [name, field.optional()])),
+      }),
+    )
+    .min(1, { error: 'must hold 1-100 records' })
+    .max(100, { error: 'must hold 1-100 records' }),
+});
+
+const flag = z.boolean({ error: 'must be true or false' }).optional();
+
+export const walletControlSchema = z.object({
+  name: patterned(PERSON_NAME, "1-100 letters, digits, spaces, ' - or ."),
+  email,
+  mobile: strippedDigits(PHONE, '0 followed by 9 digits'),
+  nickName: patterned(NICK_NAME, "0-50 letters, digits, spaces, ' - or .").optional(),
+  landLine: strippedDigits(PHONE, '0 followed by 9 digits').optional(),
+  pin: patterned(/^\d{4}$/, 'exactly 4 digits').optional(),
+  balance: amount.optional(),
+  isOnHold: flag,
+  isClosed: flag,
+  isStolen: flag,
+  isRegistered: flag,
+});
+
+export const payIdControlSchema = z.object({
+  payId: patterned(PAY_ID, 'a PayID in email shape (local@domain)'),
+  payIdName: patterned(PAY_ID_NAME, "1-140 letters, digits, spaces, & . , ' or -"),
+  bankAccountNumber: patterned(BANK_ACCOUNT, '6-10 digits'),
+  payIdStatus: z.enum(['Enable', 'Disable', 'Deregister', 'Port']).default('Enable'),
+  ledgerAccountNumber: patterned(BANK_ACCOUNT, '6-10 digits').optional(),
+  ledgerUniqueReference: patterned(LEDGER_REFERENCE, '1-50 letters, digits, . _ or -').optional(),
+});
+
+export const clockControlSchema = z.object({
+  seconds: z
+    .number({ error: 'must be a number of seconds' })
+    .min(0, { error: 'must be ≥ 0 (the clock only moves forward)' })
+    .max(10 * 366 * 86_400, { error: 'must be at most ten years' }),
+});
+
+export const faultControlSchema = z.discriminatedUnion(
+  'kind',
+  [
+    z.object({ kind: z.literal('rotate-key') }),
+    z.object({
+      kind: z.enum(FAULT_KINDS),
+      count: z.number().int().min(1).max(1000).default(1),
+      status: z.number().int().min(400).max(599).default(500),
+      path: z.string().startsWith('/').max(200).optional(),
+    }),
+  ],
+  { error: `kind must be rotate-key or one of ${FAULT_KINDS.join(', ')}` },
+);
