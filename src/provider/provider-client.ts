@@ -91,7 +91,7 @@ export function createProviderClient(options: ProviderClientOptions) {
       return { expiresAt: new Date(tokens.expiresAt() ?? now()).toISOString() };
     },
 
-    payIdEnquiry(request: PayIdEnquiryRequest) {
+    async payIdEnquiry(request: PayIdEnquiryRequest) {
       const body = checkRequest(ENDPOINTS.payIdEnquiry.name, payIdEnquiryRequest, request);
       return send(ENDPOINTS.payIdEnquiry, payIdResponse, {
         path: PATHS.payIdEnquiry,
@@ -100,7 +100,7 @@ export function createProviderClient(options: ProviderClientOptions) {
       });
     },
 
-    walletSearch(request: WalletSearchRequest = {}) {
+    async walletSearch(request: WalletSearchRequest = {}) {
       const query = checkRequest(ENDPOINTS.walletSearch.name, walletSearchRequest, request);
       const identifier = query.clientUniqueIdentifier;
       // The public reference names this parameter `identifier`: send both names.
@@ -110,13 +110,13 @@ export function createProviderClient(options: ProviderClientOptions) {
       });
     },
 
-    walletUpdate(request: WalletUpdateRequest) {
+    async walletUpdate(request: WalletUpdateRequest) {
       const body = checkRequest(ENDPOINTS.walletUpdate.name, walletUpdateRequest, request);
       return send(ENDPOINTS.walletUpdate, walletUpdateResponse, { path: PATHS.walletUpdate, body });
     },
 
     /** Safe to retry only because `UniqueReference` is the same on every attempt. */
-    refund(request: RefundRequest) {
+    async refund(request: RefundRequest) {
       const body = checkRequest(ENDPOINTS.refund.name, refundRequest, request);
       return send(ENDPOINTS.refund, refundResponse, { path: PATHS.refund, body });
     },
@@ -134,7 +134,7 @@ export function createProviderClient(options: ProviderClientOptions) {
       return { receipts: readPaytoReport(result.json, result.text), envelope: result.envelope };
     },
 
-    createSubscription(request: CreateSubscriptionRequest) {
+    async createSubscription(request: CreateSubscriptionRequest) {
       const body = checkRequest(
         ENDPOINTS.createSubscription.name,
         createSubscriptionRequest,
@@ -146,7 +146,7 @@ export function createProviderClient(options: ProviderClientOptions) {
       });
     },
 
-    deliveryReport(request: DeliveryReportRequest) {
+    async deliveryReport(request: DeliveryReportRequest) {
       const { date, skip, take } = checkRequest(
         ENDPOINTS.deliveryReport.name,
         deliveryReportRequest,
