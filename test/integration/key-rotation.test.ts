@@ -28,7 +28,7 @@ beforeAll(async () => {
 afterAll(() => database.drop());
 beforeEach(async () => {
   await database.query(
-    'TRUNCATE webhook_deliveries, npp_payments, credit_rejections, quarantined_deliveries',
+    'TRUNCATE webhook_deliveries, npp_payments, payto_payments, credit_rejections, conflicts, quarantined_deliveries',
   );
   endpoint = await startKeyEndpoint();
   clock = Date.parse('2026-11-22T00:00:00Z');
