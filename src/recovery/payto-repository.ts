@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { PaytoReceipt } from '../provider/responses/payto-report.ts';
 import type { ProviderDb } from '../provider/tables.ts';
 
@@ -12,10 +11,9 @@ export function createPaytoRepository(db: ProviderDb) {
     async storedTransactionIds(ids: readonly string[]): Promise<Set<string>> {
       if (ids.length === 0) return new Set();
       const rows = await db
-        .selectFrom('webhook_deliveries')
-        .select(sql<string>`payload ->> 'TransactionId'`.as('transaction_id'))
-        .where(sql<boolean>`lower(event_name) = 'paytoreceivepayment'`)
-        .where(sql<boolean>`payload ->> 'TransactionId' = ANY(${[...ids]}::text[])`)
+        .selectFrom('payto_payments')
+        .select('transaction_id')
+        .where('transaction_id', 'in', [...ids])
         .execute();
       return new Set(rows.map((row) => row.transaction_id));
     },

@@ -29,7 +29,7 @@ beforeAll(async () => {
 afterAll(() => database?.drop());
 beforeEach(() =>
   database.query(
-    'TRUNCATE npp_payments, credit_rejections, webhook_deliveries, quarantined_deliveries, recovery_attempts, recovery_runs, payto_unmatched_receipts',
+    'TRUNCATE webhook_deliveries, quarantined_deliveries, recovery_attempts, recovery_runs, payto_unmatched_receipts CASCADE',
   ),
 );
 
