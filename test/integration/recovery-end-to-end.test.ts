@@ -1,27 +1,22 @@
-import type { Server } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
-import { createProviderClient } from '../../src/provider/provider-client.ts';
 import { todayAndYesterday } from '../../src/provider/sydney-day.ts';
 import { withProviderTables } from '../../src/provider/tables.ts';
 import { runRecovery, type RecoveryOptions } from '../../src/recovery/run-recovery.ts';
-import { createFetchedKeySource } from '../../src/verification/key-source.ts';
-import { closeServer } from '../../tools/sandbox/close-server.ts';
-import {
-  CREDENTIALS,
-  startTestSandbox,
-  subscribe,
-  type TestSandbox,
-} from '../../tools/sandbox/test/support.ts';
+import { startTestSandbox, subscribe, type TestSandbox } from '../../tools/sandbox/test/support.ts';
 import { freePort } from '../support/free-port.ts';
-import { buildTestApp } from '../support/test-app.ts';
+import {
+  sandboxProviderClient,
+  startSandboxReceiver,
+  SUBSCRIPTION_SECRET,
+} from '../support/provider-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
 /**
  * Recovery end to end, through real HTTP: the sandbox (the platform) delivers to a receiver
  * that is down, gives up after its one retry, and recovery gets every notification back.
  */
-const SECRET = 'Basic cmVjb3Zlcnktc2VjcmV0';
+const SECRET = SUBSCRIPTION_SECRET;
 let database: TestDatabase;
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -33,26 +28,9 @@ beforeEach(() =>
   ),
 );
 
-/** The real receiver on a chosen port, trusting the sandbox's key endpoint. */
 async function startReceiver(port: number, sandboxUrl: string): Promise<() => Promise<void>> {
-  const keys = createFetchedKeySource({
-    url: `${sandboxUrl}/public/v1/certificate/public-key`,
-    allowHttp: true,
-    fetchTimeoutMs: 5000,
-    refreshCooldownMs: 60_000,
-    retryIntervalMs: 0,
-    now: Date.now,
-    logger: createLogger('silent'),
-  });
-  const server: Server = buildTestApp({ db: database.db, keys, secrets: [SECRET] }).app.listen(
-    port,
-    '127.0.0.1',
-  );
-  await new Promise((resolve) => server.once('listening', resolve));
-  return async () => {
-    keys.stop();
-    await closeServer(server);
-  };
+  const receiver = await startSandboxReceiver(database.db, sandboxUrl, port);
+  return receiver.close;
 }
 
 /** A sandbox subscribed to a receiver port where nothing listens yet. */
@@ -80,12 +58,7 @@ async function makePayments(sandbox: TestSandbox, count: number, event = 'NPPRec
 function recover(sandbox: TestSandbox, extra: Partial<RecoveryOptions> = {}) {
   return runRecovery({
     db: withProviderTables(database.db),
-    client: createProviderClient({
-      baseUrl: sandbox.url,
-      authUrl: sandbox.url,
-      apiKey: CREDENTIALS.apiKey,
-      mAccount: CREDENTIALS.mAccount,
-      timeoutMs: 5000,
+    client: sandboxProviderClient(sandbox.url, {
       retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 20 },
     }),
     logger: createLogger('silent'),

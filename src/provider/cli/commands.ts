@@ -1,4 +1,5 @@
 import type { Command } from './command.ts';
+import { refund } from './refund-command.ts';
 import { deliveryReport, payIdEnquiry, paytoReport, walletSearch } from './read-commands.ts';
 import { resend, subscriptions, token, walletUpdate } from './write-commands.ts';
 
@@ -7,6 +8,7 @@ export const PROVIDER_COMMANDS: readonly Command[] = [
   payIdEnquiry,
   walletSearch,
   walletUpdate,
+  refund,
   paytoReport,
   subscriptions,
   deliveryReport,
