@@ -1,6 +1,7 @@
 import { sandboxClient, type Call } from '../client.ts';
 import { SUBSCRIBABLE_EVENTS } from '../validation/subscription-schema.ts';
 import { sendForgedPayment } from './forged-call.ts';
+import { refundsAndReports, type Created, type Delivery } from './day-end.ts';
 import { createTally, type Tally } from './tally.ts';
 
 export interface DemoOptions {
@@ -9,14 +10,6 @@ export interface DemoOptions {
   receiver: string;
   secret: string;
   print: (line: string) => void;
-}
-
-interface Delivery {
-  webhookId: string;
-  eventName: string;
-  status: string;
-  retryCount: number;
-  lastResponseCode: number;
 }
 
 /**
@@ -47,9 +40,11 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     tally.note(`  ${eventName}: ${body.status}`);
   }
   print('\n2. The scene: a wallet and a PayID');
+  // Unique per run, so a demo on a saved --state finds this run's wallet only.
+  const run = Date.now();
   const wallet = (
     await call('POST', '/sandbox/wallets', {
-      body: { name: 'Jane Citizen', email: 'Jane@Example.com', mobile: '0412 345 678' },
+      body: { name: 'Jane Citizen', email: `Jane.${run}@Example.com`, mobile: '0412 345 678' },
     })
   ).body;
   tally.note(`  wallet ${String(wallet.accountNumber)} (pin ${String(wallet.pin)})`);
@@ -57,7 +52,10 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   await call('POST', '/sandbox/payids', {
     body: { payId, payIdName: 'Sandbox Shop', bankAccountNumber: '419001918' },
   });
-  const search = await call('GET', '/mWallet/v1/search?clientUniqueIdentifier=JANE%40example.com');
+  const search = await call(
+    'GET',
+    `/mWallet/v1/search?clientUniqueIdentifier=JANE.${run}%40example.COM`,
+  );
   tally.check('wallet search by e-mail finds it', (search.body.mWallets as unknown[]).length, 1);
 
   print('\n3. Payments arrive; each is delivered, signed, to the receiver');
@@ -117,8 +115,6 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   return tally.failures() === 0 ? 0 : 1;
 }
 
-type Created = { payment: Record<string, unknown>; webhookIds: string[] };
-
 async function deliverEach(
   call: Call,
   tally: Tally,
@@ -151,44 +147,4 @@ async function waitForResend(call: Call, webhookId: string): Promise<number> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return 0;
-}
-
-async function refundsAndReports(call: Call, tally: Tally, created: Created[]): Promise<void> {
-  const payment = created[0]?.payment ?? {};
-  const refund = {
-    UniqueReference: `demo-${String(payment.TransactionId)}`,
-    originalTransactionId: payment.TransactionId,
-    refundAmount: '20.00',
-  };
-  tally.note('\n8. Refunds');
-  const early = await call('POST', '/receivables/v2/refund', { body: refund });
-  tally.check('refund right after the payment (before 5 minutes): HTTP', early.status, 400);
-  await call('POST', '/sandbox/clock', { body: { seconds: 300 } });
-  const done = await call('POST', '/receivables/v2/refund', { body: refund });
-  tally.check('refund after 5 minutes: status', done.body.status, 'Ok');
-  const again = await call('POST', '/receivables/v2/refund', { body: refund });
-  tally.check(
-    'same UniqueReference again: same transactionId',
-    again.body.transactionId,
-    done.body.transactionId,
-  );
-  tally.note('\n9. Reports');
-  const day = String(created[2]?.payment.DateTime ?? '')
-    .slice(0, 10)
-    .replaceAll('-', '');
-  const payTo = await call('GET', `/paytoreceivables/v1/report/${day}000000`);
-  const payToRows = (payTo.body.ndeFileDetails as unknown[]).length;
-  tally.check(
-    `PayTo report for today (${payToRows} rows) lists this run's 2 receipts`,
-    payToRows >= 2,
-    true,
-  );
-  const deliveries = await call(
-    'GET',
-    `/subscriptions/v1/report/${day.slice(0, 4)}-${day.slice(4, 6)}-${day.slice(6)}`,
-  );
-  const rows = deliveries.body.notifications as Delivery[];
-  tally.note(
-    `  delivery report: ${rows.length} notifications, ${rows.filter((r) => r.status === 'Sent').length} Sent`,
-  );
 }

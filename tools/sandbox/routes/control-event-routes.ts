@@ -59,7 +59,10 @@ export function controlEventRoutes(deps: SandboxDeps): Router {
     const records = body.value.records.map(({ amount, ...chosen }) =>
       rejectionRecord(store.ids.next(), toCents(amount), dateTime, chosen as Fields),
     );
-    const webhookIds = notifier.notify(body.value.event, records);
+    const webhookIds = notifier.notify(
+      body.value.event,
+      body.value.singleObject ? records[0]! : records,
+    );
     sendOk(res, { records, webhookIds, ...(await deliveries(req, webhookIds)) });
   });
   return router;

@@ -184,6 +184,40 @@ describe('subscriptions and deliveries', () => {
     expect(entry?.attempts[1]?.responseCode).toBe(200);
   });
 
+  it('when singleObject is asked for one NPPCreditRejections record, then the body is that object (the public example)', async () => {
+    const { call } = await startTestSandbox();
+    const subscriber = await startSubscriber();
+    await subscribe(call, subscriber.url, ['NPPCreditRejections']);
+    const two = await call('POST', '/sandbox/rejections', {
+      body: {
+        event: 'NPPCreditRejections',
+        singleObject: true,
+        records: [{ amount: '1' }, { amount: '2' }],
+      },
+    });
+    expect(two.status).toBe(400);
+    await call('POST', '/sandbox/rejections?wait=true', {
+      body: { event: 'NPPCreditRejections', singleObject: true, records: [{ amount: '1.50' }] },
+    });
+    expect(subscriber.received).toHaveLength(1);
+    expect(json(subscriber.received[0]!)).toMatchObject({ amount: 1.5, status: 'Rejected' });
+  });
+
+  it('when there are no subscribers and ?wait=true, then the answer comes at once even while another delivery awaits its retry', async () => {
+    const { call } = await startTestSandbox({ retryDelayMs: 60_000 });
+    const subscriber = await startSubscriber(() => 500);
+    await subscribe(call, subscriber.url, ['NPPReceivePayment']);
+    await call('POST', '/sandbox/payments', {
+      body: { event: 'NPPReceivePayment', amount: '1.00' },
+    });
+    const started = Date.now();
+    const unsubscribed = await call('POST', '/sandbox/payments?wait=true', {
+      body: { event: 'PayToReceivePayment', amount: '1.00' },
+    });
+    expect(unsubscribed.body.deliveries).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it('when a subscription is Off or for another event, then it gets nothing', async () => {
     const { call } = await startTestSandbox();
     const subscriber = await startSubscriber();

@@ -85,20 +85,27 @@ export const REJECTION_FIELDS = [
   'ledgerUniqueReference',
 ] as const;
 
-export const rejectionControlSchema = z.object({
-  event: z.enum(['InboundDirectCreditRejections', 'NPPCreditRejections'], {
-    error: 'must be InboundDirectCreditRejections or NPPCreditRejections',
-  }),
-  records: z
-    .array(
-      z.object({
-        amount,
-        ...Object.fromEntries(REJECTION_FIELDS.map((name) => [name, field.optional()])),
-      }),
-    )
-    .min(1, { error: 'must hold 1-100 records' })
-    .max(100, { error: 'must hold 1-100 records' }),
-});
+export const rejectionControlSchema = z
+  .object({
+    event: z.enum(['InboundDirectCreditRejections', 'NPPCreditRejections'], {
+      error: 'must be InboundDirectCreditRejections or NPPCreditRejections',
+    }),
+    records: z
+      .array(
+        z.object({
+          amount,
+          ...Object.fromEntries(REJECTION_FIELDS.map((name) => [name, field.optional()])),
+        }),
+      )
+      .min(1, { error: 'must hold 1-100 records' })
+      .max(100, { error: 'must hold 1-100 records' }),
+    /** The public reference's NPPCreditRejections example: one record as a bare object. */
+    singleObject: z.boolean({ error: 'must be true or false' }).default(false),
+  })
+  .refine((body) => !body.singleObject || body.records.length === 1, {
+    path: ['singleObject'],
+    error: 'needs exactly one record',
+  });
 
 const flag = z.boolean({ error: 'must be true or false' }).optional();
 

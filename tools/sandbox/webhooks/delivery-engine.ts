@@ -1,11 +1,9 @@
-import { postBytes } from '../../../src/capture/post-delivery.ts';
-import { signDelivery } from '../../../src/simulator/signing-key.ts';
 import type { SandboxClock } from '../clock.ts';
 import type { Faults } from '../faults.ts';
 import type { SandboxKeys } from '../keys.ts';
 import { LIMITS, type SandboxStore } from '../state/store.ts';
 import type { Attempt, NotificationRecord } from '../state/types.ts';
-import { postAndAbandon } from './abandon-post.ts';
+import { attemptDelivery } from './attempt-delivery.ts';
 import { createWaiters } from './waiters.ts';
 
 export interface DeliveryEngineOptions {
@@ -39,7 +37,7 @@ export interface DeliveryEngine {
  * the moment) and `Webhookid`; anything but 200 retried once after `retryDelayMs`.
  */
 export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEngine {
-  const { store, keys, faults, clock } = options;
+  const { store, clock } = options;
   const concurrency = options.concurrency ?? 4;
   const maxQueue = options.maxQueue ?? 10_000;
   const queue: { record: NotificationRecord; kind: Attempt['kind'] }[] = [];
@@ -77,56 +75,16 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
     retryTimers.add(timer);
   }
 
-  async function attempt(
-    notification: NotificationRecord,
-    kind: Attempt['kind'],
-  ): Promise<Attempt> {
-    const started = performance.now();
-    const base = { kind, atMs: clock.now().getTime() };
-    const took = () => Math.round(performance.now() - started);
-    const body = Buffer.from(notification.body, 'utf8');
-    const subscription = store.state.subscriptions.find(
-      (s) => s.subscriptionId === notification.subscriptionId,
-    );
-    const headers: Record<string, string> = {
-      'Content-Type': 'application/json',
-      Webhookid: notification.webhookId,
-      ...(subscription?.securityToken && { Authorisation: subscription.securityToken }),
-      'Verification-Signature': signDelivery(body, keys.current().privateKey),
-    };
-    if (faults.take('webhook-fail')) {
-      return { ...base, error: 'not delivered (sandbox fault webhook-fail)', durationMs: took() };
-    }
-    if (faults.take('webhook-timeout')) {
-      await postAndAbandon(new URL(notification.url), headers, body);
-      return {
-        ...base,
-        error: 'answer not awaited (sandbox fault webhook-timeout)',
-        durationMs: took(),
-      };
-    }
-    try {
-      const answer = await postBytes(new URL(notification.url), {
-        headers,
-        body,
-        timeoutMs: options.timeoutMs,
-      });
-      return {
-        ...base,
-        responseCode: answer.status,
-        responseBody: answer.body.toString('utf8', 0, 500),
-        durationMs: took(),
-      };
-    } catch (error) {
-      return { ...base, error: (error as Error).message || 'network error', durationMs: took() };
-    }
-  }
-
   function pump(): void {
     while (!closed && inFlight < concurrency && queue.length > 0) {
       const next = queue.shift()!;
       inFlight += 1;
-      void attempt(next.record, next.kind)
+      void attemptDelivery(next.record, next.kind, {
+        ...options,
+        securityToken: store.state.subscriptions.find(
+          (x) => x.subscriptionId === next.record.subscriptionId,
+        )?.securityToken,
+      })
         .then((result) => record(next.record, result))
         .finally(() => {
           inFlight -= 1;
@@ -158,7 +116,9 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
 
   return {
     deliver: enqueue,
-    settled: (ids, timeoutMs) => waiters.add(ids, timeoutMs, isFinal, busy()),
+    // No ids: nothing to wait for (an empty list would otherwise mean "until idle").
+    settled: (ids, timeoutMs) =>
+      ids.length === 0 ? Promise.resolve() : waiters.add(ids, timeoutMs, isFinal, busy()),
     idle: () => waiters.add([], 24 * 3600_000, isFinal, busy()),
     close() {
       closed = true;

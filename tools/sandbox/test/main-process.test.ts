@@ -1,0 +1,80 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { sandboxClient } from '../client.ts';
+import { DEFAULT_API_KEY } from '../cli-options.ts';
+
+const MAIN = path.resolve(import.meta.dirname, '../main.ts');
+const TSX = path.resolve(import.meta.dirname, '../../../node_modules/.bin/tsx');
+const dirs: string[] = [];
+afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+function sandboxEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) if (name.startsWith('SANDBOX_')) delete env[name];
+  return env;
+}
+
+describe('npm run sandbox (the process)', () => {
+  it('when run with --help, then it prints the usage and exits 0; with a bad option value, exits 2 naming it', () => {
+    const help = spawnSync(TSX, [MAIN, '--help'], {
+      encoding: 'utf8',
+      env: sandboxEnv(),
+      timeout: 30_000,
+    });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('--state <file>');
+    const bad = spawnSync(TSX, [MAIN, '--port', 'x'], {
+      encoding: 'utf8',
+      env: { ...sandboxEnv(), SANDBOX_MACCOUNT: '123' },
+      timeout: 30_000,
+    });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('SANDBOX_PORT');
+    expect(bad.stderr).toContain('SANDBOX_MACCOUNT: must be 16 digits');
+  });
+
+  it('when started with --state, then it prints its URL and credentials, serves, and saves the state when stopped', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sandbox-main-'));
+    dirs.push(dir);
+    const stateFile = path.join(dir, 'state.json');
+    const child = spawn(
+      TSX,
+      [MAIN, '--port', '0', '--state', stateFile, '--key-file', path.join(dir, 'key.pem')],
+      { env: sandboxEnv() },
+    );
+    try {
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no start-up line: ${output}`)), 30_000);
+        child.stdout.on('data', () => {
+          const match = /sandbox: (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+          if (match && output.includes('Ctrl-C')) {
+            clearTimeout(timer);
+            resolve(match[1]!);
+          }
+        });
+      });
+      expect(output).toContain(`API key ${DEFAULT_API_KEY}`);
+      const call = sandboxClient(url, DEFAULT_API_KEY);
+      const wallet = await call('POST', '/sandbox/wallets', {
+        body: { name: 'Jane', email: 'j@x.com', mobile: '0412345678' },
+      });
+      expect(wallet.status).toBe(200);
+      expect((await call('GET', '/mWallet/v1/search')).body.mWallets).toHaveLength(1);
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(existsSync(path.join(dir, 'key.pem'))).toBe(true);
+      const saved = JSON.parse(readFileSync(stateFile, 'utf8')) as {
+        wallets: { accountNumber: string }[];
+      };
+      expect(saved.wallets.map((w) => w.accountNumber)).toEqual([wallet.body.accountNumber]);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 60_000);
+});
