@@ -135,7 +135,8 @@ async function createBackfillHelpers(db: Kysely<unknown>): Promise<void> {
           THEN n := (v #>> '{}')::numeric;
         ELSE RETURN NULL;
         END IF;
-        IF scale(trim_scale(n)) > 4 OR abs(n) >= 1e15 THEN RETURN NULL; END IF;
+        n := trim_scale(n); -- as the receiver stores it: "10.0000" is 10
+        IF scale(n) > 4 OR abs(n) >= 1e15 THEN RETURN NULL; END IF;
         RETURN n;
       END
     $$
