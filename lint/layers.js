@@ -27,6 +27,7 @@ export const TOOL_SERVICE_MODULES = [
   'src/storage/database.ts',
   'src/storage/open-database.ts',
   'src/storage/embedded-postgres.ts',
+  'src/storage/operator-database.ts',
   // The receiver's own judgement: event models, the key, the signature, the Webhookid.
   'src/events/registry.ts',
   'src/verification/public-key.ts',

@@ -13,6 +13,12 @@ export const PROVIDER_BASE_URLS = {
   production: 'https://api.mpay.com.au',
 } as const;
 
+/** Where the platform issues bearer tokens (a different host from the payments API). */
+export const PROVIDER_AUTH_URLS = {
+  sandbox: 'https://sand-api.monoova.com',
+  production: 'https://api.monoova.com',
+} as const;
+
 const MIB = 1024 * 1024;
 
 const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -54,6 +60,21 @@ const trustProxy = z
     }
   });
 
+/** Credentials travel to these: https, or plain http to this machine only (a local sandbox). */
+const providerUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .refine(
+    isSafeProviderUrl,
+    'must be https (plain http only to 127.0.0.1, localhost or [::1]), without credentials',
+  )
+  .transform((url) => url.replace(/\/+$/, ''));
+
+function isSafeProviderUrl(text: string): boolean {
+  const url = new URL(text);
+  if (url.username !== '' || url.password !== '') return false;
+  return url.protocol === 'https:' || ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+}
+
 const envSchema = z.object({
   PORT: integer(0, 65_535).default(3000),
   HOST: listenHost.default('0.0.0.0'),
@@ -70,6 +91,12 @@ const envSchema = z.object({
   EMBEDDED_POSTGRES_DIR: z.string().trim().min(1).default('.data/postgres'),
   EMBEDDED_POSTGRES_PORT: integer(1, 65_535).default(54329),
   PROVIDER_ENV: z.enum(['sandbox', 'production']).default('production'),
+  PROVIDER_BASE_URL: providerUrl.optional(),
+  PROVIDER_AUTH_URL: providerUrl.optional(),
+  PROVIDER_API_KEY: optionalText,
+  PROVIDER_MACCOUNT: optionalText,
+  PROVIDER_TIMEOUT_MS: integer(100, 120_000).default(15_000),
+  RECOVERY_INTERVAL_MS: integer(0, 86_400_000).default(300_000),
   SIGNING_KEY: optionalText,
   SIGNING_KEY_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   SIGNING_KEY_ALLOW_HTTP: flag.default(false),
@@ -112,6 +139,17 @@ export interface Config {
   readonly writeBatchMax: number;
   readonly embeddedPostgres: { readonly dir: string; readonly port: number };
   readonly providerEnv: 'sandbox' | 'production';
+  /** The platform's API, for the provider client, recovery and refunds (never for receiving). */
+  readonly provider: {
+    readonly baseUrl: string;
+    readonly authUrl: string;
+    /** Secret. Unset: the client cannot call the platform and scheduled recovery is off. */
+    readonly apiKey: string | undefined;
+    readonly mAccount: string | undefined;
+    readonly timeoutMs: number;
+  };
+  /** Scheduled recovery: least time between runs; 0 turns it off. Off without credentials. */
+  readonly recoveryIntervalMs: number;
   readonly signingKey:
     | { readonly kind: 'configured'; readonly text: string }
     | {
@@ -186,7 +224,8 @@ export function loadConfig(
   }
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;
-  const keyUrl = e.SIGNING_KEY_URL ?? `${PROVIDER_BASE_URLS[e.PROVIDER_ENV]}${PUBLIC_KEY_PATH}`;
+  const baseUrl = e.PROVIDER_BASE_URL ?? PROVIDER_BASE_URLS[e.PROVIDER_ENV];
+  const keyUrl = e.SIGNING_KEY_URL ?? `${baseUrl}${PUBLIC_KEY_PATH}`;
   if (!e.SIGNING_KEY && keyUrl.startsWith('http:') && !e.SIGNING_KEY_ALLOW_HTTP) {
     throw new ConfigError([
       'SIGNING_KEY_URL: must be https (set SIGNING_KEY_ALLOW_HTTP=true only for local testing)',
@@ -215,6 +254,14 @@ export function loadConfig(
       port: e.EMBEDDED_POSTGRES_PORT,
     }),
     providerEnv: e.PROVIDER_ENV,
+    provider: Object.freeze({
+      baseUrl,
+      authUrl: e.PROVIDER_AUTH_URL ?? PROVIDER_AUTH_URLS[e.PROVIDER_ENV],
+      apiKey: e.PROVIDER_API_KEY,
+      mAccount: e.PROVIDER_MACCOUNT,
+      timeoutMs: e.PROVIDER_TIMEOUT_MS,
+    }),
+    recoveryIntervalMs: e.PROVIDER_API_KEY ? e.RECOVERY_INTERVAL_MS : 0,
     signingKey: Object.freeze(
       e.SIGNING_KEY
         ? { kind: 'configured' as const, text: e.SIGNING_KEY }

@@ -16,6 +16,12 @@ const REDACT_PATHS = [
   'secrets',
   'password',
   'databaseUrl',
+  // The platform API's credentials (provider client, recovery, refunds).
+  'apiKey',
+  'provider.apiKey',
+  'token',
+  'pin',
+  'securityToken',
 ];
 
 export function createLogger(level: string, destination?: DestinationStream): Logger {

@@ -4,6 +4,7 @@ import { createCaptureWriter } from './capture/capture-writer.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { metricsRouter } from './http/observability.ts';
 import { projectDir } from './project-dir.ts';
+import { startScheduledRecovery } from './recovery/scheduled-recovery.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createLogStream, type LogStream } from './log-stream.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -60,6 +61,12 @@ async function main(log: { stream?: LogStream }): Promise<void> {
       capture: createCaptureWriter({ dir: config.captureDir, logger, keys }),
     }),
   });
+  const recovery = startScheduledRecovery({
+    config,
+    db: database.db,
+    logger,
+    registry: metrics.registry,
+  });
   const timeouts = config.server;
   const servers = [await listen(app, { port: config.port, host: config.host, timeouts })];
   if (config.metricsPort !== undefined) {
@@ -87,6 +94,7 @@ async function main(log: { stream?: LogStream }): Promise<void> {
     },
     release: async () => {
       keys.stop();
+      await recovery?.stop();
       await database.close();
     },
     timeoutMs: config.server.shutdownTimeoutMs + config.server.shutdownDrainDelayMs,

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { exportQuarantine } from './export-quarantine.ts';
-import { openToolDatabase } from './tool-database.ts';
+import { openToolDatabase } from '../../src/storage/operator-database.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import {

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../../src/config.ts';
-import type { Logger } from '../../src/logger.ts';
-import { createDatabase } from '../../src/storage/database.ts';
-import { resolveEmbeddedDataDir } from '../../src/storage/embedded-postgres.ts';
-import { openDatabase, type OpenDatabase } from '../../src/storage/open-database.ts';
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { createDatabase } from './database.ts';
+import { resolveEmbeddedDataDir } from './embedded-postgres.ts';
+import { openDatabase, type OpenDatabase } from './open-database.ts';
 
 /**
- * The receiver's database for an operator tool: DATABASE_URL when set; otherwise the embedded
+ * The receiver's database for an operator command (export-quarantine, provider, recover, feed): DATABASE_URL when set; otherwise the embedded
  * Postgres, reusing the one a running receiver started (a second start on the same data folder
  * would fail) or starting it, as `npm run migrate` does.
  */

@@ -1,0 +1,12 @@
+/**
+ * npm run provider -- <command> [options]     (npm run provider -- --help)
+ *
+ * Calls the platform's API with the configured credentials (PROVIDER_* variables): PayID
+ * enquiry, wallets, refunds of stored payments, the PayTo report, subscriptions, the delivery
+ * report and resends. See docs/provider-client.md.
+ */
+import { PROVIDER_COMMANDS } from '../provider/cli/commands.ts';
+import { runCli } from '../provider/cli/run-cli.ts';
+import { runWithProcessIo } from './process-io.ts';
+
+runWithProcessIo((io) => runCli('provider', PROVIDER_COMMANDS, io));

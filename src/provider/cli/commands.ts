@@ -1,0 +1,17 @@
+import type { Command } from './command.ts';
+import { refund } from './refund-command.ts';
+import { deliveryReport, payIdEnquiry, paytoReport, walletSearch } from './read-commands.ts';
+import { resend, subscriptions, token, walletUpdate } from './write-commands.ts';
+
+/** Every `npm run provider` command, in the order `--help` lists them. */
+export const PROVIDER_COMMANDS: readonly Command[] = [
+  payIdEnquiry,
+  walletSearch,
+  walletUpdate,
+  refund,
+  paytoReport,
+  subscriptions,
+  deliveryReport,
+  resend,
+  token,
+];

@@ -1,0 +1,65 @@
+/**
+ * Every platform endpoint the client calls, as data: where it lives, how it authenticates,
+ * whether a failed attempt may be repeated. Paths follow the interface document.
+ *
+ * Retrying: reads are always safe to repeat. Of the writes, a refund is repeated only because it
+ * carries the same `UniqueReference` (the platform's "already received" nonce), a wallet update
+ * sets the same values again, a resend is deduplicated by the receiver, and a second subscription
+ * create answers `WebhookAlreadySubscribed`. The sign-in is never repeated (account lock-out).
+ */
+export type Host = 'base' | 'auth';
+/** `api-key`: Basic key + empty password; `sign-in`: Basic mAccount + key; `bearer`: cached token. */
+export type AuthScheme = 'api-key' | 'sign-in' | 'bearer';
+
+export interface Endpoint {
+  name: string;
+  method: 'GET' | 'POST';
+  host: Host;
+  auth: AuthScheme;
+  retry: boolean;
+  /** Largest answer read (bytes). */
+  maxResponseBytes: number;
+}
+
+const KIB = 1024;
+const MIB = 1024 * KIB;
+
+const endpoint = (
+  name: string,
+  method: Endpoint['method'],
+  options: Partial<Omit<Endpoint, 'name' | 'method'>> = {},
+): Endpoint => ({
+  name,
+  method,
+  host: 'base',
+  auth: 'api-key',
+  retry: true,
+  maxResponseBytes: 256 * KIB,
+  ...options,
+});
+
+export const ENDPOINTS = {
+  token: endpoint('token', 'POST', { host: 'auth', auth: 'sign-in', retry: false }),
+  payIdEnquiry: endpoint('payid-enquiry', 'POST'),
+  walletSearch: endpoint('wallet-search', 'GET', { maxResponseBytes: 16 * MIB }),
+  walletUpdate: endpoint('wallet-update', 'POST'),
+  refund: endpoint('refund', 'POST'),
+  // The platform's PayTo APIs take the bearer token; the interface document says Basic. The
+  // token is what the platform issues it for, so the report presents it.
+  paytoReport: endpoint('payto-report', 'GET', { auth: 'bearer', maxResponseBytes: 32 * MIB }),
+  createSubscription: endpoint('subscriptions', 'POST'),
+  deliveryReport: endpoint('delivery-report', 'GET', { maxResponseBytes: 16 * MIB }),
+  resend: endpoint('resend', 'POST'),
+} as const satisfies Record<string, Endpoint>;
+
+export const PATHS = {
+  token: '/au/security/oauth-v1/Token',
+  payIdEnquiry: '/receivables/v2/payid/payIdEnquiry',
+  walletSearch: '/mWallet/v1/search',
+  walletUpdate: '/mWallet/v1/update',
+  refund: '/receivables/v2/refund',
+  paytoReport: (date: string) => `/paytoreceivables/v1/report/${encodeURIComponent(date)}`,
+  createSubscription: '/subscriptions/v1/create',
+  deliveryReport: (date: string) => `/subscriptions/v1/report/${encodeURIComponent(date)}`,
+  resend: (webhookId: string) => `/subscriptions/v2/resend/${encodeURIComponent(webhookId)}`,
+} as const;

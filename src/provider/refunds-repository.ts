@@ -1,0 +1,111 @@
+import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
+import type { Database } from '../storage/database.ts';
+import type { ProviderDb, ProviderTables, RefundState, RefundsTable } from './tables.ts';
+
+/**
+ * Refunds beside the payments they return. `reserve` runs in one transaction holding the
+ * payment's row lock, so two refunds of one payment started at once are checked one after the
+ * other against what is left.
+ */
+export interface StoredPayment {
+  event: 'NPPReceivePayment' | 'PayToReceivePayment';
+  transactionId: string;
+  amount: string;
+  receivedAt: Date;
+  sourceBsb: string | null;
+  sourceAccountNumber: string | null;
+}
+
+export type RefundRow = Selectable<RefundsTable>;
+
+type Tx = Transaction<Database & ProviderTables>;
+
+/** Locks and reads the stored payment (NPP first, then PayTo). */
+export async function lockPayment(
+  tx: Tx,
+  transactionId: string,
+): Promise<StoredPayment | undefined> {
+  for (const [table, event] of [
+    ['npp_payments', 'NPPReceivePayment'],
+    ['payto_payments', 'PayToReceivePayment'],
+  ] as const) {
+    const row = await tx
+      .selectFrom(table)
+      .select(['transaction_id', 'amount', 'received_at', 'source_bsb', 'source_account_number'])
+      .where('transaction_id', '=', transactionId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (row) {
+      return {
+        event,
+        transactionId: row.transaction_id,
+        amount: row.amount,
+        receivedAt: row.received_at,
+        sourceBsb: row.source_bsb,
+        sourceAccountNumber: row.source_account_number,
+      };
+    }
+  }
+  return undefined;
+}
+
+/** Refunds of a payment that are done or may yet be done (failed ones release their amount). */
+export async function activeRefunds(tx: Tx, transactionId: string): Promise<RefundRow[]> {
+  return tx
+    .selectFrom('refunds')
+    .selectAll()
+    .where('transaction_id', '=', transactionId)
+    .where('state', 'in', ['pending', 'unknown', 'succeeded'])
+    .orderBy('requested_at')
+    .execute();
+}
+
+export async function insertPendingRefund(
+  tx: Tx,
+  row: Omit<Insertable<RefundsTable>, 'state'>,
+): Promise<RefundRow> {
+  return tx
+    .insertInto('refunds')
+    .values({ ...row, state: 'pending' })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export interface RefundOutcome {
+  state: Exclude<RefundState, 'pending'>;
+  completedAt: Date | null;
+  attempts: number;
+  refundTransactionId?: string | undefined;
+  fees?: {
+    excludingGst?: string | undefined;
+    includingGst?: string | undefined;
+    gst?: string | undefined;
+  };
+  httpStatus?: number | undefined;
+  providerStatus?: string | undefined;
+  statusDescription?: string | undefined;
+}
+
+export async function recordOutcome(
+  db: ProviderDb,
+  uniqueReference: string,
+  o: RefundOutcome,
+): Promise<RefundRow> {
+  return db
+    .updateTable('refunds')
+    .set({
+      state: o.state,
+      completed_at: o.completedAt,
+      attempts: sql<number>`attempts + ${o.attempts}`,
+      refund_transaction_id: o.refundTransactionId ?? null,
+      fee_amount_excluding_gst: o.fees?.excludingGst ?? null,
+      fee_amount_including_gst: o.fees?.includingGst ?? null,
+      fee_amount_gst_component: o.fees?.gst ?? null,
+      http_status: o.httpStatus ?? null,
+      provider_status: o.providerStatus ?? null,
+      status_description: o.statusDescription?.slice(0, 1000) ?? null,
+    })
+    .where('unique_reference', '=', uniqueReference)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

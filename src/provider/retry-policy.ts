@@ -1,0 +1,47 @@
+import type { ProviderError } from './provider-error.ts';
+
+/**
+ * When to try a call again, and how long to wait. Only failures that say nothing about the
+ * request itself are retried: no answer (timeout, broken connection), 5xx, 408 and 429. A 4xx
+ * or a non-`Ok` status would be refused again. Waits grow exponentially with full jitter, so
+ * several instances recovering at once do not hammer the platform in step; a `Retry-After`
+ * (seconds) is honoured up to the cap.
+ */
+export interface RetryPolicy {
+  /** Total attempts, the first included. */
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxAttempts: 4,
+  baseDelayMs: 250,
+  maxDelayMs: 5000,
+};
+
+export function isTransient(error: ProviderError): boolean {
+  if (error.kind === 'timeout' || error.kind === 'network') return true;
+  if (error.kind !== 'http' || error.httpStatus === undefined) return false;
+  return error.httpStatus >= 500 || error.httpStatus === 408 || error.httpStatus === 429;
+}
+
+/** Wait before attempt `attempt + 1` (attempt counts from 1). */
+export function retryDelayMs(
+  policy: RetryPolicy,
+  attempt: number,
+  random: () => number,
+  retryAfterSeconds?: number,
+): number {
+  if (retryAfterSeconds !== undefined && retryAfterSeconds >= 0) {
+    return Math.min(retryAfterSeconds * 1000, policy.maxDelayMs);
+  }
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+/** `Retry-After` in seconds (the date form is ignored: clocks differ). */
+export function retryAfterSeconds(headers: Headers | undefined): number | undefined {
+  const value = headers?.get('retry-after')?.trim();
+  return value !== undefined && /^\d{1,6}$/.test(value) ? Number(value) : undefined;
+}

@@ -1,0 +1,79 @@
+import type { ColumnType, Generated, Kysely } from 'kysely';
+import type { Database, Db } from '../storage/database.ts';
+
+/**
+ * The tables of migration 2026-11-22T04-00-00 (recovery and refunds), typed here rather than in
+ * src/storage/database.ts: the receiving pipeline never touches them, and keeping their types
+ * beside their only users keeps that boundary visible. Types as the driver hands them back
+ * (bigint and numeric as text, date as Date at UTC midnight is avoided by selecting ::text).
+ */
+type Timestamptz = ColumnType<Date, Date, Date>;
+
+export interface RecoveryAttemptsTable {
+  id: Generated<string>;
+  webhook_id: string;
+  event_name: string | null;
+  report_day: string;
+  reason: 'error' | 'missing';
+  attempted_at: Timestamptz;
+  outcome: 'resent' | 'failed';
+  http_status: number | null;
+  provider_status: string | null;
+  description: string | null;
+}
+
+export interface RecoveryRunsTable {
+  id: Generated<string>;
+  started_at: Timestamptz;
+  finished_at: Timestamptz;
+  days: ColumnType<string[], string[], never>;
+  ok: boolean;
+  summary: ColumnType<unknown, string, never>;
+}
+
+export interface PaytoUnmatchedReceiptsTable {
+  transaction_id: string;
+  report_day: string;
+  amount: string | null;
+  date_time_text: string | null;
+  report_row: ColumnType<Record<string, string>, string, string>;
+  first_seen_at: Timestamptz;
+  last_seen_at: Timestamptz;
+  resolved_at: ColumnType<Date | null, Date | null, Date | null>;
+}
+
+export type RefundState = 'pending' | 'succeeded' | 'failed' | 'unknown';
+
+export interface RefundsTable {
+  unique_reference: string;
+  transaction_id: string;
+  payment_event: string;
+  amount: string;
+  state: RefundState;
+  description: string | null;
+  refund_reference: string | null;
+  requested_at: Timestamptz;
+  completed_at: ColumnType<Date | null, Date | null, Date | null>;
+  attempts: Generated<number>;
+  refund_transaction_id: string | null;
+  fee_amount_excluding_gst: string | null;
+  fee_amount_including_gst: string | null;
+  fee_amount_gst_component: string | null;
+  http_status: number | null;
+  provider_status: string | null;
+  status_description: string | null;
+}
+
+export interface ProviderTables {
+  recovery_attempts: RecoveryAttemptsTable;
+  recovery_runs: RecoveryRunsTable;
+  payto_unmatched_receipts: PaytoUnmatchedReceiptsTable;
+  refunds: RefundsTable;
+}
+
+export type ProviderDb = Kysely<Database & ProviderTables>;
+
+/** The same connection pool, seen with the provider's tables too. */
+export function withProviderTables(db: Db): ProviderDb {
+  return db as unknown as ProviderDb;
+}

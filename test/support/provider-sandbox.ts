@@ -1,0 +1,60 @@
+import type { Server } from 'node:http';
+import { createLogger } from '../../src/logger.ts';
+import {
+  createProviderClient,
+  type ProviderClientOptions,
+} from '../../src/provider/provider-client.ts';
+import type { Db } from '../../src/storage/database.ts';
+import { createFetchedKeySource } from '../../src/verification/key-source.ts';
+import { closeServer } from '../../tools/sandbox/close-server.ts';
+import { CREDENTIALS } from '../../tools/sandbox/test/support.ts';
+import { buildTestApp } from './test-app.ts';
+
+/** The shared secret the sandbox's subscriptions carry and the test receiver accepts. */
+export const SUBSCRIPTION_SECRET = 'Basic cmVjb3Zlcnktc2VjcmV0';
+
+/** The provider client pointed at a sandbox, with its credentials and quick retries. */
+export function sandboxProviderClient(
+  sandboxUrl: string,
+  overrides: Partial<ProviderClientOptions> = {},
+) {
+  return createProviderClient({
+    baseUrl: sandboxUrl,
+    authUrl: sandboxUrl,
+    apiKey: CREDENTIALS.apiKey,
+    mAccount: CREDENTIALS.mAccount,
+    timeoutMs: 5000,
+    retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 50 },
+    ...overrides,
+  });
+}
+
+/** The real receiver on a real socket (port 0: any), trusting the sandbox's key endpoint. */
+export async function startSandboxReceiver(
+  db: Db,
+  sandboxUrl: string,
+  port = 0,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const keys = createFetchedKeySource({
+    url: `${sandboxUrl}/public/v1/certificate/public-key`,
+    allowHttp: true,
+    fetchTimeoutMs: 5000,
+    refreshCooldownMs: 60_000,
+    retryIntervalMs: 0,
+    now: Date.now,
+    logger: createLogger('silent'),
+  });
+  const server: Server = buildTestApp({ db, keys, secrets: [SUBSCRIPTION_SECRET] }).app.listen(
+    port,
+    '127.0.0.1',
+  );
+  await new Promise((resolve) => server.once('listening', resolve));
+  const address = server.address();
+  return {
+    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`,
+    close: async () => {
+      keys.stop();
+      await closeServer(server);
+    },
+  };
+}
