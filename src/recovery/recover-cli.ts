@@ -57,7 +57,7 @@ export async function runRecoverCli(io: RecoverIo): Promise<number> {
   }
   let config;
   try {
-    config = loadConfig(io.env);
+    config = loadConfig(io.env, { receivesDeliveries: false });
   } catch (error) {
     if (error instanceof ConfigError) {
       io.err(error.message);

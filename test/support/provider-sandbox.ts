@@ -39,7 +39,8 @@ export async function startSandboxReceiver(
     url: `${sandboxUrl}/public/v1/certificate/public-key`,
     allowHttp: true,
     fetchTimeoutMs: 5000,
-    refreshCooldownMs: 60_000,
+    // No throttle: a forgery is checked against a fresh key at once (401, not 503).
+    refreshCooldownMs: 0,
     retryIntervalMs: 0,
     now: Date.now,
     logger: createLogger('silent'),

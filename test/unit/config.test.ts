@@ -217,20 +217,24 @@ describe('loadConfig', () => {
   });
 
   it('when PROVIDER_ENV is sandbox, then both platform hosts derive from it, and recovery is off without an API key', () => {
-    const config = loadConfig({ PROVIDER_ENV: 'sandbox' });
+    const config = loadConfig({ ...SECRET, PROVIDER_ENV: 'sandbox' });
     expect(config.provider).toMatchObject({
       baseUrl: 'https://api.m-pay.com.au',
       authUrl: 'https://sand-api.monoova.com',
       apiKey: undefined,
     });
     expect(config.recoveryIntervalMs).toBe(0);
-    const withKey = loadConfig({ PROVIDER_API_KEY: 'k', PROVIDER_MACCOUNT: '6279059700000001' });
+    const withKey = loadConfig({
+      ...SECRET,
+      PROVIDER_API_KEY: 'k',
+      PROVIDER_MACCOUNT: '6279059700000001',
+    });
     expect(withKey.provider.authUrl).toBe('https://api.monoova.com');
     expect(withKey.recoveryIntervalMs).toBe(300_000);
   });
 
   it('when PROVIDER_BASE_URL is set, then the signing key URL derives from it too', () => {
-    const config = loadConfig({ PROVIDER_BASE_URL: 'https://platform.test/' });
+    const config = loadConfig({ ...SECRET, PROVIDER_BASE_URL: 'https://platform.test/' });
     expect(config.provider.baseUrl).toBe('https://platform.test');
     expect(config.signingKey).toMatchObject({
       url: 'https://platform.test/public/v1/certificate/public-key',
@@ -238,14 +242,14 @@ describe('loadConfig', () => {
   });
 
   it('when a provider URL is plain http to another machine or carries credentials, then it is refused', () => {
-    expect(problemsOf({ PROVIDER_BASE_URL: 'http://platform.test' })[0]).toMatch(
+    expect(problemsOf({ ...SECRET, PROVIDER_BASE_URL: 'http://platform.test' })[0]).toMatch(
       /^PROVIDER_BASE_URL/,
     );
-    expect(problemsOf({ PROVIDER_AUTH_URL: 'https://u:p@platform.test' })[0]).toMatch(
+    expect(problemsOf({ ...SECRET, PROVIDER_AUTH_URL: 'https://u:p@platform.test' })[0]).toMatch(
       /^PROVIDER_AUTH_URL/,
     );
-    expect(loadConfig({ PROVIDER_AUTH_URL: 'http://127.0.0.1:8787' }).provider.authUrl).toBe(
-      'http://127.0.0.1:8787',
-    );
+    expect(
+      loadConfig({ ...SECRET, PROVIDER_AUTH_URL: 'http://127.0.0.1:8787' }).provider.authUrl,
+    ).toBe('http://127.0.0.1:8787');
   });
 });

@@ -49,7 +49,7 @@ export async function runCli(
   }
   let closeDatabase: (() => Promise<void>) | undefined;
   try {
-    const config = loadConfig(io.env);
+    const config = loadConfig(io.env, { receivesDeliveries: false });
     const logger = createLogger(io.env.LOG_LEVEL ?? 'warn', process.stderr);
     const client = providerClientFromConfig(config.provider, logger, {
       ...(io.fetch && { fetch: io.fetch }),
