@@ -36,11 +36,25 @@ export const TOOL_SERVICE_MODULES = [
   'src/delivery/webhook-id.ts',
 ];
 
+/** The receiver's pipeline: what answers the platform. */
+const PIPELINE = [
+  'src/http',
+  'src/delivery',
+  'src/events',
+  'src/storage',
+  'src/verification',
+  'src/capture',
+];
+
+/** What sits around the pipeline and may use it, never the other way round. */
+const AROUND_THE_PIPELINE = ['src/feed', 'src/provider', 'src/recovery', 'src/cli'];
+
 const under = (file, folder) => file === folder || file.startsWith(`${folder}/`);
 
 function layerOf(file) {
   if (under(file, 'migrations')) return 'migrations';
   if (under(file, 'src/shared')) return 'shared';
+  if (PIPELINE.some((folder) => under(file, folder))) return 'pipeline';
   if (under(file, 'src')) return 'service';
   if (under(file, 'tools') && file.split('/').includes('test')) return 'test';
   if (under(file, 'tools')) return 'tool';
@@ -56,6 +70,13 @@ export function layerViolation(importer, target) {
       return under(target, 'src/shared')
         ? undefined
         : 'src/shared imports only src/shared: both the service and the tools build on it';
+    case 'pipeline':
+      if (!under(target, 'src')) {
+        return 'the service (src/) imports only src/: no tools, tests or migrations in the runtime';
+      }
+      return AROUND_THE_PIPELINE.some((folder) => under(target, folder))
+        ? 'the delivery pipeline never imports feed/, provider/, recovery/ or cli/: receiving must not depend on them'
+        : undefined;
     case 'service':
       return under(target, 'src')
         ? undefined

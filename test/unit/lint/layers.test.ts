@@ -32,6 +32,9 @@ describe('the layer rule', () => {
     ['src/storage/example.ts', "import '../../migrations/x.ts';", /the service/],
     ['src/example.ts', "export * from '../tools/simulator/plan.ts';", /the service/],
     ['src/example.ts', "await import('../tools/capture/replay-cli.ts');", /the service/],
+    ['src/storage/example.ts', "import '../provider/client.ts';", /the delivery pipeline/],
+    ['src/http/example.ts', "import '../feed/relay.ts';", /the delivery pipeline/],
+    ['src/delivery/example.ts', "import '../recovery/run.ts';", /the delivery pipeline/],
     ['src/shared/example.ts', "import '../logger.ts';", /src\/shared imports only/],
     ['src/shared/example.ts', "import '../../tools/shared/post-delivery.ts';", /src\/shared/],
     ['tools/simulator/example.ts', "import '../../test/support/signing.ts';", /a tool imports/],
@@ -47,6 +50,7 @@ describe('the layer rule', () => {
 
   it.each([
     ['src/http/example.ts', "import '../shared/platform-key.ts'; import 'pg';"],
+    ['src/recovery/example.ts', "import '../storage/database.ts'; import '../provider/x.ts';"],
     ['src/shared/example.ts', "import './signing.ts'; import 'node:crypto';"],
     ['tools/simulator/example.ts', "import '../../src/shared/signing.ts';"],
     ['tools/simulator/example.ts', "import '../shared/post-delivery.ts'; import '../bench/x.ts';"],
