@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Logger } from '../logger.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
@@ -10,8 +10,12 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.m
  * Brings the schema to the latest migration. Safe to run from several instances at once:
  * Kysely's migrator holds a lock while it works. Throws when any step fails.
  */
-export async function migrateToLatest<DB>(db: Kysely<DB>, logger: Logger): Promise<void> {
-  const { error, results } = await createMigrator(db).migrateToLatest();
+export async function migrateToLatest<DB>(
+  db: Kysely<DB>,
+  logger: Logger,
+  dir = MIGRATIONS_DIR,
+): Promise<void> {
+  const { error, results } = await createMigrator(db, dir).migrateToLatest();
   for (const result of results ?? []) {
     const fields = { migration: result.migrationName, direction: result.direction };
     if (result.status === 'Success') logger.info(fields, 'migration applied');
@@ -23,12 +27,24 @@ export async function migrateToLatest<DB>(db: Kysely<DB>, logger: Logger): Promi
 }
 
 /** The project's migrator (tests use it to stop at an earlier migration). */
-export function createMigrator<DB>(db: Kysely<DB>): Migrator {
+export function createMigrator<DB>(db: Kysely<DB>, dir = MIGRATIONS_DIR): Migrator {
   return new Migrator({
     // Migrations see the schema as it was then, not as Database types it now.
     db: db as unknown as Kysely<unknown>,
-    provider: migrationsIn(MIGRATIONS_DIR),
+    provider: migrationsIn(dir),
   });
+}
+
+/**
+ * The pool's statement timeout (DATABASE_STATEMENT_TIMEOUT_MS) is for deliveries; a migration
+ * backfilling a large table may take longer, and failing it would stop every start-up. Postgres
+ * runs the migrations in one transaction, so SET LOCAL lifts the limit for it alone.
+ */
+function withoutStatementTimeout(step: Migration['up']): Migration['up'] {
+  return async (db) => {
+    await sql`SET LOCAL statement_timeout = 0`.execute(db);
+    await step(db);
+  };
 }
 
 /**
@@ -43,8 +59,8 @@ function migrationsIn(dir: string): MigrationProvider {
       for (const file of files) {
         const module = (await import(pathToFileURL(path.join(dir, file)).href)) as Migration;
         migrations[file.replace(/\.(ts|js|mjs)$/, '')] = {
-          up: module.up,
-          ...(module.down && { down: module.down }),
+          up: withoutStatementTimeout(module.up),
+          ...(module.down && { down: withoutStatementTimeout(module.down) }),
         };
       }
       return migrations;
