@@ -9,8 +9,10 @@ import { describeCode, describeMachine, sampleBusyPercent } from './machine.ts';
 import { parseOptions, USAGE, UsageError } from './options.ts';
 import { listBenchDatabases, readPostgresFacts, withClient } from './postgres.ts';
 import { readMemory } from './proc-stats.ts';
+import { prepareProfileDir, profileDir, profileServers } from './profile-run.ts';
 import { publish } from './publish.ts';
-import { runRounds } from './rounds.ts';
+import { runRounds, type RoundsContext } from './rounds.ts';
+import { runtimeDifferences, sharedRuntime } from './runtime.ts';
 import { BENCH_SERVERS_TSCONFIG, launchServer, type BenchServer } from './server-specs.ts';
 import { summarise } from './summary.ts';
 
@@ -79,19 +81,24 @@ async function main(): Promise<number> {
 
     // Servers start and the first deliveries are signed at the same time: nothing is measured yet.
     const signingStarted = performance.now();
+    const runtime = sharedRuntime(options.runtime, process.env.BENCH_NODE_ARGS);
     const [launches, signed] = await Promise.all([
       Promise.allSettled(
-        options.only.map((name) =>
-          launchServer(name, {
+        options.only.map((name) => {
+          const dir = profileDir(benchDir, name);
+          if (options.profile) prepareProfileDir(dir);
+          return launchServer(name, {
             projectDir: PROJECT_DIR,
             logDir,
             adminUrl: options.adminDatabaseUrl,
             poolMax: options.poolMax,
+            runtime,
+            ...(options.profile && { profileArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] }),
             publicKey,
             secret,
             cleanup,
-          }),
-        ),
+          });
+        }),
       ),
       pool.ensure(options.connections * 200).then(() => performance.now() - signingStarted),
     ]);
@@ -104,9 +111,15 @@ async function main(): Promise<number> {
       );
     }
     log(`pre-signed ${pool.size} deliveries in ${Math.round(signed)} ms`);
+    const differences = runtimeDifferences(servers);
+    if (differences.length > 0) {
+      const problem = `the servers do not run like for like: ${differences.join('; ')}`;
+      if (!options.allowUnequalRuntime) throw new Error(`${problem} (see --allow-unequal-runtime)`);
+      log(`WARNING: ${problem}; measuring anyway, the report fails the parity check`);
+    }
     const startRss = new Map(servers.map((s) => [s.name, readMemory(s.process.pid).rssBytes]));
 
-    const records = await runRounds({
+    const rounds: RoundsContext = {
       options,
       servers,
       pool,
@@ -118,7 +131,12 @@ async function main(): Promise<number> {
         await withClient(options.adminDatabaseUrl, (client) => client.query('CHECKPOINT'));
         await new Promise((resolve) => setTimeout(resolve, 250));
       },
-    });
+    };
+    if (options.profile) {
+      await profileServers({ ...rounds, benchDir, projectDir: PROJECT_DIR });
+      return 0;
+    }
+    const records = await runRounds(rounds);
 
     const memory = Object.fromEntries(
       servers.map((s) => [
@@ -131,7 +149,12 @@ async function main(): Promise<number> {
     );
     await cleanup.run();
 
-    const summary = summarise(options, records, memory);
+    const summary = summarise(
+      options,
+      records,
+      memory,
+      Object.fromEntries(servers.map((s) => [s.name, s.runtime])),
+    );
     await publish({
       projectDir: PROJECT_DIR,
       benchDir,
