@@ -23,6 +23,17 @@ const PACKAGE_GROUPS: Record<string, string> = {
   'type-is': 'Express (router, middleware)',
   accepts: 'Express (router, middleware)',
   debug: 'Express (router, middleware)',
+  parseurl: 'Express (router, middleware)',
+  forwarded: 'Express (router, middleware)',
+  'proxy-addr': 'Express (router, middleware)',
+  qs: 'Express (router, middleware)',
+  vary: 'Express (router, middleware)',
+  fresh: 'Express (router, middleware)',
+  statuses: 'Express (router, middleware)',
+  'http-errors': 'Express (router, middleware)',
+  'content-disposition': 'Express (router, middleware)',
+  'mime-types': 'Express (router, middleware)',
+  setprototypeof: 'Express (router, middleware)',
   helmet: 'helmet',
   pg: 'pg (Postgres client)',
   'pg-protocol': 'pg (Postgres client)',
@@ -36,6 +47,10 @@ const PACKAGE_GROUPS: Record<string, string> = {
   'sonic-boom': 'pino (logging)',
   'fast-redact': 'pino (logging)',
   '@pinojs/redact': 'pino (logging)',
+  'quick-format-unescaped': 'pino (logging)',
+  'atomic-sleep': 'pino (logging)',
+  'on-exit-leak-free': 'pino (logging)',
+  'safe-stable-stringify': 'pino (logging)',
   zod: 'zod (validation)',
   'node-jose': 'node-jose',
   'prom-client': 'prom-client (metrics)',
@@ -51,6 +66,9 @@ const V8_NAMED: Record<string, string> = {
 /** Functions whose native self time is RSA signature verification. */
 const VERIFY = /^(verify|verifyOneShot|Verify|_verify)$/;
 const JSON_NATIVE = /^(parse|stringify|JSONParse|JSONStringify)$/;
+/** libuv stream bindings: the time to hand bytes to (or take them from) the kernel. */
+const SOCKET_NATIVE =
+  /^(writev|writeBuffer|writeString|writeUtf8String|writeLatin1String|writeAsciiString|writeUcs2String|readStart|readStop|shutdown)$/;
 
 export function groupOf(frame: CallFrame): string {
   const { functionName, url } = frame;
@@ -64,6 +82,7 @@ export function groupOf(frame: CallFrame): string {
   if (url.startsWith('node:internal/crypto') || url === 'node:crypto')
     return 'crypto (hashes, other)';
   if (url === '' && JSON_NATIVE.test(functionName)) return 'JSON parse/stringify';
+  if (url === '' && SOCKET_NATIVE.test(functionName)) return 'Node sockets and streams';
   if (/^node:(_http|http|internal\/http)/.test(url)) return 'Node HTTP';
   if (/^node:(net|internal\/(net|stream_base_commons|streams|socket))/.test(url)) {
     return 'Node sockets and streams';
