@@ -9,11 +9,11 @@ import { describeCode, describeMachine, sampleBusyPercent } from './machine.ts';
 import { parseOptions, USAGE, UsageError } from './options.ts';
 import { listBenchDatabases, readPostgresFacts, withClient } from './postgres.ts';
 import { readMemory } from './proc-stats.ts';
-import { prepareProfileDir, profileDir, profileServers } from './profile-run.ts';
+import { launchServers } from './launch-servers.ts';
+import { profileServers } from './profile-run.ts';
 import { publish } from './publish.ts';
 import { runRounds, type RoundsContext } from './rounds.ts';
-import { runtimeDifferences, sharedRuntime } from './runtime.ts';
-import { BENCH_SERVERS_TSCONFIG, launchServer, type BenchServer } from './server-specs.ts';
+import { BENCH_SERVERS_TSCONFIG } from './server-specs.ts';
 import { summarise } from './summary.ts';
 
 /**
@@ -81,42 +81,24 @@ async function main(): Promise<number> {
 
     // Servers start and the first deliveries are signed at the same time: nothing is measured yet.
     const signingStarted = performance.now();
-    const runtime = sharedRuntime(options.runtime, process.env.BENCH_NODE_ARGS);
-    const [launches, signed] = await Promise.all([
-      Promise.allSettled(
-        options.only.map((name) => {
-          const dir = profileDir(benchDir, name);
-          if (options.profile) prepareProfileDir(dir);
-          return launchServer(name, {
-            projectDir: PROJECT_DIR,
-            logDir,
-            adminUrl: options.adminDatabaseUrl,
-            poolMax: options.poolMax,
-            runtime,
-            ...(options.profile && { profileArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] }),
-            publicKey,
-            secret,
-            cleanup,
-          });
-        }),
+    const [servers, signed] = await Promise.all([
+      launchServers(
+        options,
+        {
+          projectDir: PROJECT_DIR,
+          benchDir,
+          logDir,
+          adminUrl: options.adminDatabaseUrl,
+          poolMax: options.poolMax,
+          publicKey,
+          secret,
+          cleanup,
+        },
+        log,
       ),
       pool.ensure(options.connections * 200).then(() => performance.now() - signingStarted),
     ]);
-    const servers: BenchServer[] = [];
-    for (const launch of launches) {
-      if (launch.status === 'rejected') throw launch.reason;
-      servers.push(launch.value);
-      log(
-        `started ${launch.value.name} (pid ${launch.value.process.pid}) at ${launch.value.process.url}`,
-      );
-    }
     log(`pre-signed ${pool.size} deliveries in ${Math.round(signed)} ms`);
-    const differences = runtimeDifferences(servers);
-    if (differences.length > 0) {
-      const problem = `the servers do not run like for like: ${differences.join('; ')}`;
-      if (!options.allowUnequalRuntime) throw new Error(`${problem} (see --allow-unequal-runtime)`);
-      log(`WARNING: ${problem}; measuring anyway, the report fails the parity check`);
-    }
     const startRss = new Map(servers.map((s) => [s.name, readMemory(s.process.pid).rssBytes]));
 
     const rounds: RoundsContext = {
