@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { BenchOptions } from './options.ts';
 import { prepareProfileDir, profileDir } from './profile-run.ts';
 import { runtimeDifferences, sharedRuntime } from './runtime.ts';
@@ -13,7 +15,11 @@ export async function launchServers(
   ctx: Omit<LaunchContext, 'runtime' | 'profileArgs'> & { benchDir: string },
   log: (line: string) => void,
 ): Promise<BenchServer[]> {
-  const runtime = sharedRuntime(options.runtime, process.env.BENCH_NODE_ARGS);
+  const runtime = sharedRuntime(
+    options.runtime,
+    startProdScript(ctx.projectDir),
+    process.env.BENCH_NODE_ARGS,
+  );
   const launches = await Promise.allSettled(
     options.only.map((name) => {
       const dir = profileDir(ctx.benchDir, name);
@@ -39,4 +45,14 @@ export async function launchServers(
     log(`WARNING: ${problem}; measuring anyway, the report fails the parity check`);
   }
   return servers;
+}
+
+/** `npm run start:prod` as package.json has it: the production runtime is read from there. */
+function startProdScript(projectDir: string): string {
+  const pkg = JSON.parse(readFileSync(join(projectDir, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+  };
+  const script = pkg.scripts?.['start:prod'];
+  if (!script) throw new Error('package.json has no start:prod script');
+  return script;
 }

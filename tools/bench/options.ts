@@ -50,7 +50,7 @@ const USAGE = `npm run bench -- [flags]
   --database-url=URL     admin Postgres URL (default BENCH_DATABASE_URL or ${DEFAULT_ADMIN_DATABASE_URL})
   --wait-quiet=S         before each phase, wait up to S s for the machine to be idle (default 0)
   --runtime=NAME         Node flags and environment for every server: production (default:
-                         --max-semi-space-size=2, MALLOC_ARENA_MAX=2) or node-defaults
+                         those of npm run start:prod) or node-defaults
   --allow-unequal-runtime  measure even if the servers' runtimes differ (the report says FAIL)
   --profile              no rounds: warm up, then one throughput phase under node --cpu-prof,
                          and print where the CPU went (the receiver, or the servers of --only)

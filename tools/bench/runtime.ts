@@ -12,18 +12,38 @@ export interface Runtime {
   readonly env: Readonly<Record<string, string>>;
 }
 
-export const RUNTIME_PRESETS = {
-  /** What `npm run start:prod` and the Dockerfile give the receiver. */
-  production: { nodeArgs: ['--max-semi-space-size=2'], env: { MALLOC_ARENA_MAX: '2' } },
-  /** Node's and glibc's own defaults. */
-  'node-defaults': { nodeArgs: [], env: {} },
-} as const satisfies Record<string, Runtime>;
-
-export type RuntimePreset = keyof typeof RUNTIME_PRESETS;
-export const RUNTIME_PRESET_NAMES = Object.keys(RUNTIME_PRESETS) as RuntimePreset[];
+/**
+ * `production`: exactly what `npm run start:prod` gives the receiver, read from package.json so
+ * the two cannot drift apart; `node-defaults`: Node's and glibc's own defaults.
+ */
+export const RUNTIME_PRESET_NAMES = ['production', 'node-defaults'] as const;
+export type RuntimePreset = (typeof RUNTIME_PRESET_NAMES)[number];
 
 export function isRuntimePreset(name: string): name is RuntimePreset {
-  return Object.hasOwn(RUNTIME_PRESETS, name);
+  return (RUNTIME_PRESET_NAMES as readonly string[]).includes(name);
+}
+
+/**
+ * The runtime in a start script such as `MALLOC_ARENA_MAX=2 node --max-semi-space-size=2
+ * dist/src/main.js`: the variables set before `node`, the flags between `node` and the script.
+ */
+export function runtimeOfStartScript(script: string): Runtime {
+  const words = script.trim().split(/\s+/);
+  const node = words.indexOf('node');
+  if (node < 0) throw new Error(`the start script does not run node: ${script}`);
+  const env = Object.fromEntries(
+    words.slice(0, node).map((word) => {
+      const at = word.indexOf('=');
+      if (at <= 0) throw new Error(`cannot read "${word}" in the start script: ${script}`);
+      return [word.slice(0, at), word.slice(at + 1)];
+    }),
+  );
+  // The last word is the script; everything between it and `node` must be a flag.
+  const nodeArgs = words.slice(node + 1, -1);
+  if (node === words.length - 1 || nodeArgs.some((word) => !word.startsWith('-'))) {
+    throw new Error(`cannot read the Node flags of the start script: ${script}`);
+  }
+  return { nodeArgs, env };
 }
 
 /**
@@ -34,13 +54,17 @@ const RUNTIME_VARIABLE = /^(NODE_|UV_|MALLOC_|GLIBC_|LD_|V8_)|^TZ$/;
 
 /**
  * The Node flags and runtime variables for every server: the preset plus BENCH_NODE_ARGS
- * (e.g. "--cpu-prof"), which goes to every server alike.
+ * (e.g. "--max-old-space-size=96"), which goes to every server alike.
  */
-export function sharedRuntime(preset: RuntimePreset, extraNodeArgs: string | undefined): Runtime {
-  const chosen = RUNTIME_PRESETS[preset];
+export function sharedRuntime(
+  preset: RuntimePreset,
+  startProdScript: string,
+  extraNodeArgs: string | undefined,
+): Runtime {
+  const chosen = preset === 'production' ? runtimeOfStartScript(startProdScript) : undefined;
   return {
-    nodeArgs: [...chosen.nodeArgs, ...(extraNodeArgs ?? '').split(' ').filter(Boolean)],
-    env: { ...chosen.env },
+    nodeArgs: [...(chosen?.nodeArgs ?? []), ...(extraNodeArgs ?? '').split(' ').filter(Boolean)],
+    env: { ...chosen?.env },
   };
 }
 

@@ -1,16 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { runtimeDifferences, runtimeOf, sharedRuntime } from '../runtime.ts';
+import { runtimeDifferences, runtimeOf, runtimeOfStartScript, sharedRuntime } from '../runtime.ts';
+
+const START_PROD = 'MALLOC_ARENA_MAX=2 node --max-semi-space-size=2 dist/src/main.js';
 
 describe('runtime parity', () => {
-  it('when the production preset is chosen, then every server gets its flag and MALLOC_ARENA_MAX', () => {
-    expect(sharedRuntime('production', undefined)).toEqual({
+  it('when the production preset is chosen, then every server gets what start:prod sets', () => {
+    expect(sharedRuntime('production', START_PROD, undefined)).toEqual({
       nodeArgs: ['--max-semi-space-size=2'],
       env: { MALLOC_ARENA_MAX: '2' },
     });
-    expect(sharedRuntime('node-defaults', ' --cpu-prof  --stack-size=900 ')).toEqual({
+    expect(sharedRuntime('node-defaults', START_PROD, ' --cpu-prof  --stack-size=900 ')).toEqual({
       nodeArgs: ['--cpu-prof', '--stack-size=900'],
       env: {},
     });
+  });
+
+  it('when start:prod changes, then the production runtime follows it, and an unreadable one stops the run', () => {
+    expect(runtimeOfStartScript('node dist/src/main.js')).toEqual({ nodeArgs: [], env: {} });
+    expect(
+      runtimeOfStartScript('A=1 B=x=y node --max-semi-space-size=8 --jitless dist/src/main.js'),
+    ).toEqual({ nodeArgs: ['--max-semi-space-size=8', '--jitless'], env: { A: '1', B: 'x=y' } });
+    expect(() => runtimeOfStartScript('tsx src/main.ts')).toThrow(/does not run node/);
+    expect(() => runtimeOfStartScript('node --x dist/a.js dist/b.js')).toThrow(/Node flags/);
+    expect(() => runtimeOfStartScript('cd dist && node main.js')).toThrow(/cannot read/);
   });
 
   it('when a launch environment mixes settings and runtime variables, then only the runtime ones count', () => {

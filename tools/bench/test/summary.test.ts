@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LoadResult } from '../load.ts';
 import type { ServerName } from '../options.ts';
 import type { PhaseRecord } from '../rounds.ts';
-import { RUNTIME_PRESETS, runtimeOf } from '../runtime.ts';
+import { runtimeOf } from '../runtime.ts';
 import { summarise } from '../summary.ts';
 
 function load(overrides: Partial<LoadResult> & { okPerSecond: number; p99?: number }): LoadResult {
@@ -57,8 +57,8 @@ const MEMORY = {
   bare: { startRssBytes: 60e6, peakRssBytes: 70e6 },
 };
 
-const PRODUCTION = runtimeOf(RUNTIME_PRESETS.production.nodeArgs, {
-  ...RUNTIME_PRESETS.production.env,
+const PRODUCTION = runtimeOf(['--max-semi-space-size=2'], {
+  MALLOC_ARENA_MAX: '2',
   NODE_ENV: 'production',
 });
 const SAME_RUNTIME = { receiver: PRODUCTION, 'hand-written': PRODUCTION, bare: PRODUCTION };
