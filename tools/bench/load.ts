@@ -3,6 +3,7 @@ import type { DeliveryPool } from './deliveries.ts';
 import type { Pacing } from './options.ts';
 import { drainAt, interceptSends } from './client-hooks.ts';
 import { createPacer, type Pacer } from './pacer.ts';
+import type { PostgresPids } from './postgres.ts';
 import { startCpuMeter, type CpuUse } from './proc-stats.ts';
 import { percentile } from './stats.ts';
 
@@ -17,7 +18,7 @@ export interface LoadPlan {
   url: string;
   pid: number;
   /** Postgres processes whose CPU is counted as this server's database work. */
-  postgresPids?: readonly number[];
+  postgresPids?: PostgresPids;
   pool: DeliveryPool;
   /** Servers that deduplicate must never see a delivery twice; the echo server may. */
   reuseDeliveries: boolean;
@@ -46,6 +47,11 @@ export interface LoadResult {
   latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
   /** CPU seconds over the elapsed time. */
   cpu: CpuUse;
+  /**
+   * First request and last response on the machine's monotonic clock, microseconds: the same
+   * clock a server's CPU profile (`--cpu-prof`) is timed by, so the phase can be cut out of it.
+   */
+  monotonicUs: { start: number; end: number };
 }
 
 export async function runLoad(plan: LoadPlan): Promise<LoadResult> {
@@ -101,8 +107,9 @@ export async function runLoad(plan: LoadPlan): Promise<LoadResult> {
     },
   };
 
-  const meter = startCpuMeter(plan.pid, plan.postgresPids ?? []);
+  const meter = startCpuMeter(plan.pid, plan.postgresPids ?? { backends: [], background: [] });
   const startedAt = performance.now();
+  const startedAtUs = Number(process.hrtime.bigint() / 1000n);
   let lastResponseAt = startedAt;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(options, (error: unknown, done: autocannon.Result) =>
@@ -138,5 +145,6 @@ export async function runLoad(plan: LoadPlan): Promise<LoadResult> {
       mean: sorted.length > 0 ? sorted.reduce((sum, value) => sum + value, 0) / sorted.length : 0,
     },
     cpu: cpu ?? meter.read(),
+    monotonicUs: { start: startedAtUs, end: startedAtUs + elapsedSeconds * 1e6 },
   };
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { isRuntimePreset, RUNTIME_PRESET_NAMES, type RuntimePreset } from './runtime.ts';
 
 export const SERVER_NAMES = ['receiver', 'hand-written', 'bare'] as const;
 export type ServerName = (typeof SERVER_NAMES)[number];
@@ -24,7 +25,15 @@ export interface BenchOptions {
   readonly writeDocs: boolean;
   /** Before each phase, wait up to this many seconds for other processes to go quiet. */
   readonly waitQuiet: number;
+  /** Node flags and runtime environment, the same for every server. */
+  readonly runtime: RuntimePreset;
+  /** Measure even when the servers' runtimes differ (the report then fails the parity check). */
+  readonly allowUnequalRuntime: boolean;
+  /** Instead of the rounds: one throughput phase per server under `node --cpu-prof`. */
+  readonly profile: boolean;
 }
+
+export const DEFAULT_RUNTIME: RuntimePreset = 'production';
 
 export const DEFAULT_ADMIN_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -40,7 +49,14 @@ const USAGE = `npm run bench -- [flags]
   --pool-max=N           database pool size of receiver and hand-written (default 10)
   --database-url=URL     admin Postgres URL (default BENCH_DATABASE_URL or ${DEFAULT_ADMIN_DATABASE_URL})
   --wait-quiet=S         before each phase, wait up to S s for the machine to be idle (default 0)
-  --no-docs              do not rewrite docs/benchmark.md and README.md`;
+  --runtime=NAME         Node flags and environment for every server: production (default:
+                         those of npm run start:prod) or node-defaults
+  --allow-unequal-runtime  measure even if the servers' runtimes differ (the report says FAIL)
+  --profile              no rounds: warm up, then one throughput phase under node --cpu-prof,
+                         and print where the CPU went (the receiver, or the servers of --only)
+  --no-docs              do not rewrite docs/benchmark.md and README.md
+Environment: BENCH_DATABASE_URL, BENCH_NODE_ARGS (Node flags for every server),
+  BENCH_RECEIVER_ENV ("NAME=value ..." settings for the receiver).`;
 
 export class UsageError extends Error {
   constructor(problem: string) {
@@ -71,6 +87,9 @@ export function parseOptions(
         'database-url': { type: 'string' },
         'no-docs': { type: 'boolean' },
         'wait-quiet': { type: 'string' },
+        runtime: { type: 'string' },
+        'allow-unequal-runtime': { type: 'boolean' },
+        profile: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -83,6 +102,10 @@ export function parseOptions(
   if (pacing !== 'smooth' && pacing !== 'autocannon') {
     throw new UsageError(`--pacing must be smooth or autocannon, not ${pacing}`);
   }
+  const runtime = v.runtime ?? DEFAULT_RUNTIME;
+  if (!isRuntimePreset(runtime)) {
+    throw new UsageError(`--runtime must be ${RUNTIME_PRESET_NAMES.join(' or ')}, not ${runtime}`);
+  }
   return {
     rounds: integer('rounds', v.rounds, 3, 1, 50),
     duration: integer('duration', v.duration, 10, 1, 600),
@@ -91,11 +114,15 @@ export function parseOptions(
     connections: integer('connections', v.connections, 32, 1, 1000),
     rate: integer('rate', v.rate, 1000, 1, 100_000),
     pacing,
-    only: parseOnly(v.only),
+    // A profile looks at one server unless told otherwise: the receiver.
+    only: v.profile && v.only === undefined ? ['receiver'] : parseOnly(v.only),
     poolMax: integer('pool-max', v['pool-max'], 10, 1, 90),
     adminDatabaseUrl: v['database-url'] ?? env.BENCH_DATABASE_URL ?? DEFAULT_ADMIN_DATABASE_URL,
     writeDocs: !v['no-docs'],
     waitQuiet: integer('wait-quiet', v['wait-quiet'], 0, 0, 600),
+    runtime,
+    allowUnequalRuntime: v['allow-unequal-runtime'] ?? false,
+    profile: v.profile ?? false,
   };
 }
 

@@ -1,3 +1,4 @@
+import { otherCpu, postgresCpu } from './proc-stats.ts';
 import type { PhaseRecord } from './rounds.ts';
 
 /** One line per measured phase, printed as the run goes. */
@@ -14,12 +15,12 @@ export function describePhase(record: PhaseRecord | undefined): string {
   const head = `round ${record.round} ${record.server.padEnd(12)} ${record.phase.padEnd(10)}`;
   const { cpu } = load;
   const core = (seconds: number) => `${Math.round((100 * seconds) / load.elapsedSeconds)}%`;
-  const other = Math.max(0, cpu.machine - cpu.server - cpu.postgres - cpu.generator);
+  const other = otherCpu(cpu);
   return (
     `${head} ${Math.round(load.okPerSecond)}/s in ${load.elapsedSeconds.toFixed(1)} s` +
     `${record.endedEarly ? ' (pre-signed deliveries ran out)' : ''}${describeWait(record)}, ` +
     `p50 ${load.latencyMs.p50.toFixed(2)} ms, p99 ${load.latencyMs.p99.toFixed(2)} ms, ` +
-    `failures ${failures}${stored}; CPU server ${core(cpu.server)} pg ${core(cpu.postgres)} ` +
+    `failures ${failures}${stored}; CPU server ${core(cpu.server)} pg ${core(postgresCpu(cpu))} ` +
     `generator ${core(cpu.generator)} other ${core(other)}`
   );
 }

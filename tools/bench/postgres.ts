@@ -105,19 +105,32 @@ export async function openStoreProbe(url: string): Promise<StoreProbe> {
   };
 }
 
+export interface PostgresPids {
+  /** Client backends connected to the server's database: the work its queries cause. */
+  backends: number[];
+  /** The cluster's own processes (WAL writer, checkpointer, autovacuum, ...). */
+  background: number[];
+}
+
 /**
  * The Postgres processes whose CPU belongs to a server's load: the backends connected to its
- * database and the cluster's background processes (WAL writer, checkpointer, ...). Other
- * databases' backends are someone else's work.
+ * database, and the cluster's background processes (their work during a phase is the WAL and
+ * buffers this server's writes caused). Other databases' backends are someone else's work.
  */
-export async function postgresPids(adminUrl: string, database: string | undefined) {
+export async function postgresPids(
+  adminUrl: string,
+  database: string | undefined,
+): Promise<PostgresPids> {
   return withClient(adminUrl, async (client) => {
-    const rows = await client.query<{ pid: number }>(
-      `SELECT pid FROM pg_stat_activity
+    const rows = await client.query<{ pid: number; backend: boolean }>(
+      `SELECT pid, backend_type = 'client backend' AS backend FROM pg_stat_activity
         WHERE pid <> pg_backend_pid()
           AND (backend_type <> 'client backend' OR datname = $1)`,
       [database ?? null],
     );
-    return rows.rows.map((row) => row.pid);
+    return {
+      backends: rows.rows.filter((row) => row.backend).map((row) => row.pid),
+      background: rows.rows.filter((row) => !row.backend).map((row) => row.pid),
+    };
   });
 }

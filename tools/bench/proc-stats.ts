@@ -52,30 +52,54 @@ export interface CpuUse {
   server: number;
   /** CPU seconds of this process, the load generator. */
   generator: number;
-  /** CPU seconds of the Postgres processes serving the server (its backends, WAL writer, ...). */
-  postgres: number;
+  /** CPU seconds of the Postgres backends connected to the server's database. */
+  postgresBackends: number;
+  /** CPU seconds of the cluster's background processes (WAL writer, checkpointer, ...). */
+  postgresBackground: number;
   /** CPU seconds of the whole machine: all of the above and anyone else's processes. */
   machine: number;
 }
 
+/** All the CPU Postgres spent for the server: its backends and the background processes. */
+export function postgresCpu(cpu: CpuUse): number {
+  return cpu.postgresBackends + cpu.postgresBackground;
+}
+
+/** CPU seconds nobody measured here used: someone else's work on the machine. */
+export function otherCpu(cpu: CpuUse): number {
+  return Math.max(0, cpu.machine - cpu.server - postgresCpu(cpu) - cpu.generator);
+}
+
 /** CPU used from now until `read()`: call it the moment the measured work ends. */
-export function startCpuMeter(pid: number, postgresPids: readonly number[]): { read(): CpuUse } {
+export function startCpuMeter(
+  pid: number,
+  postgres: { backends: readonly number[]; background: readonly number[] },
+): { read(): CpuUse } {
   const server = readCpuSeconds(pid);
   const generator = ownCpuSeconds();
-  const postgres = postgresPids.map(cpuSecondsIfAlive);
+  const backends = sumCpuSince(postgres.backends);
+  const background = sumCpuSince(postgres.background);
   const machine = readMachineBusySeconds();
   return {
     read: () => ({
       server: readCpuSeconds(pid) - server,
       generator: ownCpuSeconds() - generator,
-      postgres: postgresPids.reduce((total, postgresPid, i) => {
-        const before = postgres[i];
-        const after = cpuSecondsIfAlive(postgresPid);
-        return before === undefined || after === undefined ? total : total + after - before;
-      }, 0),
+      postgresBackends: backends(),
+      postgresBackground: background(),
       machine: readMachineBusySeconds() - machine,
     }),
   };
+}
+
+/** Reads the processes' CPU now; the returned function gives what they used since. */
+function sumCpuSince(pids: readonly number[]): () => number {
+  const before = pids.map(cpuSecondsIfAlive);
+  return () =>
+    pids.reduce((total, pid, i) => {
+      const start = before[i];
+      const end = cpuSecondsIfAlive(pid);
+      return start === undefined || end === undefined ? total : total + end - start;
+    }, 0);
 }
 
 /** A Postgres backend can exit mid-phase (an idle pool connection closed): it then counts 0. */

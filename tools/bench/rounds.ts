@@ -2,7 +2,7 @@ import type { DeliveryPool } from './deliveries.ts';
 import { waitForQuiet } from './machine.ts';
 import { runLoad, type LoadPlan, type LoadResult } from './load.ts';
 import type { BenchOptions, ServerName } from './options.ts';
-import { postgresPids } from './postgres.ts';
+import { postgresPids, type PostgresPids } from './postgres.ts';
 import { cpuSecondsIfAlive } from './proc-stats.ts';
 import { describePhase } from './phase-log.ts';
 import type { BenchServer } from './server-specs.ts';
@@ -64,13 +64,7 @@ export async function runRounds(ctx: RoundsContext): Promise<PhaseRecord[]> {
   const records: PhaseRecord[] = [];
   for (let round = 1; round <= options.rounds; round += 1) {
     for (const server of servers) {
-      const expected = (estimate.get(server.name) ?? FIRST_GUESS_PER_SECOND) * options.duration;
-      if (server.store) await pool.ensure(Math.ceil(expected * POOL_HEADROOM));
-      const throughput = await measure(ctx, server, {
-        name: 'throughput',
-        amount: server.store ? pool.size : UNCAPPED,
-        durationSeconds: options.duration,
-      });
+      const throughput = await throughputPhase(ctx, server, estimate.get(server.name));
       records.push({ ...throughput, round, phase: 'throughput' });
       ctx.log(describePhase(records.at(-1)));
       estimate.set(server.name, throughput.load.okPerSecond || (estimate.get(server.name) ?? 0));
@@ -89,11 +83,27 @@ export async function runRounds(ctx: RoundsContext): Promise<PhaseRecord[]> {
   return records;
 }
 
+/** One closed-loop phase, with enough pre-signed deliveries for the rate last measured. */
+export async function throughputPhase(
+  ctx: RoundsContext,
+  server: BenchServer,
+  lastPerSecond: number | undefined,
+): Promise<Omit<PhaseRecord, 'round' | 'phase'>> {
+  const { options, pool } = ctx;
+  const expected = (lastPerSecond ?? FIRST_GUESS_PER_SECOND) * options.duration;
+  if (server.store) await pool.ensure(Math.ceil(expected * POOL_HEADROOM));
+  return measure(ctx, server, {
+    name: 'throughput',
+    amount: server.store ? pool.size : UNCAPPED,
+    durationSeconds: options.duration,
+  });
+}
+
 /**
  * Unmeasured load before round 1, in two parts: the second, one second long and on a warm
  * server, gives the rate that sizes round 1.
  */
-async function warmUp(ctx: RoundsContext, server: BenchServer): Promise<number | undefined> {
+export async function warmUp(ctx: RoundsContext, server: BenchServer): Promise<number | undefined> {
   const { warmup } = ctx.options;
   if (warmup === 0) return undefined;
   const parts = warmup > 1 ? [warmup - 1, 1] : [warmup];
@@ -118,11 +128,11 @@ async function measure(
   const { options, pool } = ctx;
   const database = server.store?.database;
   const quietWait = options.waitQuiet > 0 ? await waitForQuiet(options.waitQuiet) : undefined;
-  const backends = await postgresPids(options.adminDatabaseUrl, database);
+  const before = await postgresPids(options.adminDatabaseUrl, database);
   const load = await runLoad({
     url: server.process.url,
     pid: server.process.pid,
-    postgresPids: backends,
+    postgresPids: before,
     pool,
     reuseDeliveries: !server.store,
     amount: phase.amount,
@@ -130,11 +140,15 @@ async function measure(
     ...(phase.durationSeconds !== undefined && { durationSeconds: phase.durationSeconds }),
     ...(phase.rate && { rate: phase.rate }),
   });
-  // A pool reconnects after its idle timeout: backends born during the phase count in full.
+  // A pool reconnects after its idle timeout, autovacuum starts workers: processes born during
+  // the phase count in full.
   const after = await postgresPids(options.adminDatabaseUrl, database);
-  for (const pid of after.filter((pid) => !backends.includes(pid))) {
-    load.cpu.postgres += cpuSecondsIfAlive(pid) ?? 0;
-  }
+  const born = (kind: keyof PostgresPids) =>
+    after[kind]
+      .filter((pid) => !before[kind].includes(pid))
+      .reduce((total, pid) => total + (cpuSecondsIfAlive(pid) ?? 0), 0);
+  load.cpu.postgresBackends += born('backends');
+  load.cpu.postgresBackground += born('background');
   const exit = server.process.exitReport();
   if (exit) throw new Error(`${server.name} stopped during the ${phase.name} phase: ${exit}`);
 

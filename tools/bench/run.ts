@@ -9,9 +9,11 @@ import { describeCode, describeMachine, sampleBusyPercent } from './machine.ts';
 import { parseOptions, USAGE, UsageError } from './options.ts';
 import { listBenchDatabases, readPostgresFacts, withClient } from './postgres.ts';
 import { readMemory } from './proc-stats.ts';
+import { launchServers } from './launch-servers.ts';
+import { profileServers } from './profile-run.ts';
 import { publish } from './publish.ts';
-import { runRounds } from './rounds.ts';
-import { BENCH_SERVERS_TSCONFIG, launchServer, type BenchServer } from './server-specs.ts';
+import { runRounds, type RoundsContext } from './rounds.ts';
+import { BENCH_SERVERS_TSCONFIG } from './server-specs.ts';
 import { summarise } from './summary.ts';
 
 /**
@@ -79,34 +81,27 @@ async function main(): Promise<number> {
 
     // Servers start and the first deliveries are signed at the same time: nothing is measured yet.
     const signingStarted = performance.now();
-    const [launches, signed] = await Promise.all([
-      Promise.allSettled(
-        options.only.map((name) =>
-          launchServer(name, {
-            projectDir: PROJECT_DIR,
-            logDir,
-            adminUrl: options.adminDatabaseUrl,
-            poolMax: options.poolMax,
-            publicKey,
-            secret,
-            cleanup,
-          }),
-        ),
+    const [servers, signed] = await Promise.all([
+      launchServers(
+        options,
+        {
+          projectDir: PROJECT_DIR,
+          benchDir,
+          logDir,
+          adminUrl: options.adminDatabaseUrl,
+          poolMax: options.poolMax,
+          publicKey,
+          secret,
+          cleanup,
+        },
+        log,
       ),
       pool.ensure(options.connections * 200).then(() => performance.now() - signingStarted),
     ]);
-    const servers: BenchServer[] = [];
-    for (const launch of launches) {
-      if (launch.status === 'rejected') throw launch.reason;
-      servers.push(launch.value);
-      log(
-        `started ${launch.value.name} (pid ${launch.value.process.pid}) at ${launch.value.process.url}`,
-      );
-    }
     log(`pre-signed ${pool.size} deliveries in ${Math.round(signed)} ms`);
     const startRss = new Map(servers.map((s) => [s.name, readMemory(s.process.pid).rssBytes]));
 
-    const records = await runRounds({
+    const rounds: RoundsContext = {
       options,
       servers,
       pool,
@@ -118,7 +113,12 @@ async function main(): Promise<number> {
         await withClient(options.adminDatabaseUrl, (client) => client.query('CHECKPOINT'));
         await new Promise((resolve) => setTimeout(resolve, 250));
       },
-    });
+    };
+    if (options.profile) {
+      await profileServers({ ...rounds, benchDir, projectDir: PROJECT_DIR });
+      return 0;
+    }
+    const records = await runRounds(rounds);
 
     const memory = Object.fromEntries(
       servers.map((s) => [
@@ -131,7 +131,12 @@ async function main(): Promise<number> {
     );
     await cleanup.run();
 
-    const summary = summarise(options, records, memory);
+    const summary = summarise(
+      options,
+      records,
+      memory,
+      Object.fromEntries(servers.map((s) => [s.name, s.runtime])),
+    );
     await publish({
       projectDir: PROJECT_DIR,
       benchDir,

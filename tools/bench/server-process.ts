@@ -8,8 +8,8 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 
 export interface ServerLaunch {
   script: string;
-  /** Node flags the server runs with in production (before the script). */
-  nodeArgs?: string[];
+  /** Node flags (before the script): the same for every server, see runtime.ts. */
+  nodeArgs: readonly string[];
   env: Record<string, string>;
   port: number;
   /** Answers 200 once the server can take deliveries. */
@@ -37,15 +37,11 @@ export { freePort } from '../shared/free-port.ts';
 export async function startServer(launch: ServerLaunch, cwd: string): Promise<RunningServer> {
   const stdout = openSync(launch.stdoutFile, 'w');
   const stderr = openSync(launch.stderrFile, 'w');
-  const child = spawn(
-    process.execPath,
-    [...(launch.nodeArgs ?? []), ...nodeArgs(), launch.script],
-    {
-      cwd,
-      env: launch.env,
-      stdio: ['ignore', stdout, stderr],
-    },
-  );
+  const child = spawn(process.execPath, [...launch.nodeArgs, launch.script], {
+    cwd,
+    env: launch.env,
+    stdio: ['ignore', stdout, stderr],
+  });
   closeSync(stdout);
   closeSync(stderr);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -99,9 +95,4 @@ async function stopChild(
   const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
   await exited;
   clearTimeout(timer);
-}
-
-/** BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=.data/bench/prof") goes to every server. */
-function nodeArgs(): string[] {
-  return (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 }

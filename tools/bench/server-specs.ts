@@ -11,12 +11,14 @@ import {
   withClient,
   type StoreProbe,
 } from './postgres.ts';
+import { runtimeOf, type Runtime } from './runtime.ts';
 import { freePort, startServer, type RunningServer } from './server-process.ts';
 
 /**
  * The three servers under test, each started the way it would run in production: compiled
- * JavaScript, no TypeScript loader. The receiver from dist/ (`npm run build`); the other two are
- * not part of the product, so the run compiles them on their own into .data/bench/servers/.
+ * JavaScript, no TypeScript loader, and all three with the same Node flags and runtime
+ * environment (runtime.ts). The receiver from dist/ (`npm run build`); the other two are not part
+ * of the product, so the run compiles them on their own into .data/bench/servers/.
  */
 
 export const BENCH_SERVERS_TSCONFIG = 'tools/bench/servers/tsconfig.json';
@@ -25,6 +27,8 @@ const BENCH_SERVERS_DIR = '.data/bench/servers';
 export interface BenchServer {
   readonly name: ServerName;
   readonly process: RunningServer;
+  /** The Node flags and runtime variables the process was really started with. */
+  readonly runtime: Runtime;
   /** Servers that store deliveries: their database and where to count them. */
   readonly store?: {
     readonly database: string;
@@ -38,6 +42,10 @@ export interface LaunchContext {
   logDir: string;
   adminUrl: string;
   poolMax: number;
+  /** Node flags and runtime variables for every server alike. */
+  runtime: Runtime;
+  /** Extra Node flags for this launch only (--profile's --cpu-prof); not part of the runtime. */
+  profileArgs?: readonly string[];
   publicKey: KeyObject;
   secret: string;
   cleanup: Cleanup;
@@ -58,7 +66,7 @@ export async function launchServer(name: ServerName, ctx: LaunchContext): Promis
     stdoutFile: join(ctx.logDir, `${name}.stdout.log`),
     stderrFile: join(ctx.logDir, `${name}.stderr.log`),
   };
-  const env = { ...baseEnv(), PORT: String(port) };
+  const env = { ...baseEnv(), ...ctx.runtime.env, PORT: String(port) };
 
   if (name === 'bare') {
     const server = await start(ctx, {
@@ -68,7 +76,7 @@ export async function launchServer(name: ServerName, ctx: LaunchContext): Promis
       readyPath: '/healthz',
       ...files,
     });
-    return { name, process: server };
+    return { name, ...server };
   }
 
   const database = await createBenchDatabase(ctx.adminUrl, name);
@@ -77,9 +85,7 @@ export async function launchServer(name: ServerName, ctx: LaunchContext): Promis
 
   if (name === 'receiver') {
     const server = await start(ctx, {
-      // Exactly `npm run start:prod`.
       script: 'dist/src/main.js',
-      nodeArgs: ['--max-semi-space-size=2'],
       env: {
         ...env,
         HOST: '127.0.0.1',
@@ -90,15 +96,14 @@ export async function launchServer(name: ServerName, ctx: LaunchContext): Promis
         WEBHOOK_SECRETS: ctx.secret,
         METRICS_PORT: String(await freePort()),
         LOG_LEVEL: 'info',
-        // As `npm run start:prod` sets it.
-        MALLOC_ARENA_MAX: '2',
+        // May set a runtime variable too: the parity check then stops the run.
         ...receiverTuning(),
       },
       port,
       readyPath: '/readyz',
       ...files,
     });
-    return { name, process: server, store: await probe(ctx, database, 'webhook_deliveries') };
+    return { name, ...server, store: await probe(ctx, database, 'webhook_deliveries') };
   }
 
   await withClient(url, (client) =>
@@ -117,16 +122,17 @@ export async function launchServer(name: ServerName, ctx: LaunchContext): Promis
     readyPath: '/healthz',
     ...files,
   });
-  return { name, process: server, store: await probe(ctx, database, 'webhooks') };
+  return { name, ...server, store: await probe(ctx, database, 'webhooks') };
 }
 
 async function start(
   ctx: LaunchContext,
-  launch: Parameters<typeof startServer>[0],
-): Promise<RunningServer> {
-  const server = await startServer(launch, ctx.projectDir);
+  launch: Omit<Parameters<typeof startServer>[0], 'nodeArgs'>,
+): Promise<{ process: RunningServer; runtime: Runtime }> {
+  const nodeArgs = [...ctx.runtime.nodeArgs, ...(ctx.profileArgs ?? [])];
+  const server = await startServer({ ...launch, nodeArgs }, ctx.projectDir);
   ctx.cleanup.add(`stop ${launch.script}`, () => server.stop(), server.killNow);
-  return server;
+  return { process: server, runtime: runtimeOf(ctx.runtime.nodeArgs, launch.env) };
 }
 
 async function probe(ctx: LaunchContext, database: string, table: string) {

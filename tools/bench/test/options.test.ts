@@ -33,5 +33,23 @@ describe('parseOptions', () => {
     expect(() => parseOptions(['--only=receiver,nginx'], {})).toThrow(/--only/);
     expect(() => parseOptions(['--pacing=bursty'], {})).toThrow(/--pacing/);
     expect(() => parseOptions(['--frobnicate'], {})).toThrow(UsageError);
+    expect(() => parseOptions(['--runtime=turbo'], {})).toThrow(/--runtime/);
+  });
+
+  it('when --runtime is given, then it names the preset every server runs with', () => {
+    expect(parseOptions([], {})).toMatchObject({
+      runtime: 'production',
+      allowUnequalRuntime: false,
+    });
+    expect(parseOptions(['--runtime=node-defaults'], {})).toMatchObject({
+      runtime: 'node-defaults',
+    });
+  });
+
+  it('when --profile is given without --only, then only the receiver is profiled', () => {
+    expect(parseOptions(['--profile'], {})).toMatchObject({ profile: true, only: ['receiver'] });
+    expect(parseOptions(['--profile', '--only=hand-written'], {})).toMatchObject({
+      only: ['hand-written'],
+    });
   });
 });

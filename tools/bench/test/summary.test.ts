@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LoadResult } from '../load.ts';
 import type { ServerName } from '../options.ts';
 import type { PhaseRecord } from '../rounds.ts';
+import { runtimeOf } from '../runtime.ts';
 import { summarise } from '../summary.ts';
 
 function load(overrides: Partial<LoadResult> & { okPerSecond: number; p99?: number }): LoadResult {
@@ -16,7 +17,8 @@ function load(overrides: Partial<LoadResult> & { okPerSecond: number; p99?: numb
     timeouts: 0,
     reusedDeliveries: 0,
     latencyMs: { p50: 1, p90: 2, p99: overrides.p99 ?? 5, max: 9, mean: 1.5 },
-    cpu: { server: 8, generator: 2, postgres: 3, machine: 15 },
+    cpu: { server: 8, generator: 2, postgresBackends: 2, postgresBackground: 1, machine: 15 },
+    monotonicUs: { start: 0, end: 10e6 },
     ...overrides,
   };
 }
@@ -55,6 +57,12 @@ const MEMORY = {
   bare: { startRssBytes: 60e6, peakRssBytes: 70e6 },
 };
 
+const PRODUCTION = runtimeOf(['--max-semi-space-size=2'], {
+  MALLOC_ARENA_MAX: '2',
+  NODE_ENV: 'production',
+});
+const SAME_RUNTIME = { receiver: PRODUCTION, 'hand-written': PRODUCTION, bare: PRODUCTION };
+
 const statusOf = (summary: ReturnType<typeof summarise>, label: string) =>
   summary.checks.find((check) => check.label.startsWith(label))?.status;
 
@@ -65,10 +73,13 @@ describe('summarise', () => {
       ...phases('hand-written', [1000, 1000, 100]),
       ...phases('bare', [1700, 1800, 1750]),
     ];
-    const summary = summarise(ALL, records, MEMORY);
+    const summary = summarise(ALL, records, MEMORY, SAME_RUNTIME);
     expect(summary.ratios.receiverOverHandWritten).toBeCloseTo(1.3);
     expect(summary.ratios.receiverOverBare).toBeCloseTo(1300 / 1750);
     expect(summary.checks.map((check) => check.status)).toEqual(Array(6).fill('pass'));
+    expect(summary.checks.find((c) => c.label.startsWith('receiver / hand-written'))?.actual).toBe(
+      '1.30x (aim reached)',
+    );
     expect(summary.passed).toBe(true);
   });
 
@@ -121,9 +132,54 @@ describe('summarise', () => {
       { rate: 1000, only: ['receiver'] },
       phases('receiver', [1000]),
       MEMORY,
+      { receiver: PRODUCTION },
     );
     expect(statusOf(summary, 'receiver / hand-written')).toBe('n/a');
-    expect(statusOf(summary, 'receiver / bare')).toBe('n/a');
+    expect(statusOf(summary, 'same Node flags')).toBe('n/a');
     expect(summary.passed).toBe(true);
+  });
+
+  it('when the receiver is 1.1x the hand-written one, then the 1.0x target passes short of the 1.2x aim', () => {
+    const records = [...phases('receiver', [1100]), ...phases('hand-written', [1000])];
+    const summary = summarise({ rate: 1000, only: ['receiver', 'hand-written'] }, records, MEMORY);
+    const check = summary.checks.find((c) => c.label.startsWith('receiver / hand-written'));
+    expect(check).toMatchObject({ status: 'pass', actual: '1.10x (aim not reached)' });
+  });
+
+  it('when the receiver is far below bare, then nothing fails: bare is the ceiling, not a target', () => {
+    const records = [...phases('receiver', [1300]), ...phases('bare', [13_000])];
+    const summary = summarise({ rate: 1000, only: ['receiver', 'bare'] }, records, MEMORY);
+    expect(summary.ratios.receiverOverBare).toBeCloseTo(0.1);
+    expect(summary.checks.some((c) => c.label.includes('bare'))).toBe(false);
+    expect(summary.passed).toBe(true);
+  });
+
+  it('when one server ran with other Node flags, then the parity check fails and names the difference', () => {
+    const records = [...phases('receiver', [1300]), ...phases('hand-written', [1000])];
+    const summary = summarise({ rate: 1000, only: ['receiver', 'hand-written'] }, records, MEMORY, {
+      receiver: PRODUCTION,
+      'hand-written': runtimeOf([], { NODE_ENV: 'production' }),
+    });
+    expect(statusOf(summary, 'same Node flags')).toBe('fail');
+    expect(summary.runtimeDifferences.join(' ')).toContain('--max-semi-space-size=2');
+    expect(summary.passed).toBe(false);
+  });
+
+  it('when CPU is measured, then CPU per delivery splits server, Postgres backends and background', () => {
+    // Every phase: 8 s server, 2 s backends, 1 s background, for 10 x rate deliveries.
+    const summary = summarise(
+      { rate: 1000, only: ['receiver'] },
+      phases('receiver', [1000, 4000]),
+      MEMORY,
+    );
+    const [receiver] = summary.servers;
+    // Throughput phases: 16 s of server CPU over 10,000 + 40,000 deliveries.
+    expect(receiver?.cpuMsPerDelivery.throughput).toMatchObject({ deliveries: 50_000 });
+    expect(receiver?.cpuMsPerDelivery.throughput.server).toBeCloseTo(16_000 / 50_000);
+    expect(receiver?.cpuMsPerDelivery.throughput.postgresBackends).toBeCloseTo(4_000 / 50_000);
+    expect(receiver?.cpuMsPerDelivery.throughput.postgresBackground).toBeCloseTo(2_000 / 50_000);
+    expect(receiver?.cpuMsPerDelivery.throughput.total).toBeCloseTo(22_000 / 50_000);
+    // Fixed-rate phases: 1,000/s for 10 s, twice.
+    expect(receiver?.cpuMsPerDelivery.atRate.total).toBeCloseTo(22_000 / 20_000);
   });
 });
