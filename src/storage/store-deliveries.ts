@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { CreditRejectionRow, NppPaymentRow, TypedRows } from '../events/types.ts';
 import type { Database } from './database.ts';
+import { feedOutboxCte } from './feed-outbox-sql.ts';
 
 export interface NewDelivery {
   /** Decimal text of a bigint: a JS number cannot hold every 19-digit id. */
@@ -70,7 +71,7 @@ export async function storeDeliveries(
   // One fixed text whatever the batch size (everything travels in three JSON parameters), so it
   // is prepared once per connection (see PREPARED_STATEMENT_TAG in database.ts).
   const result = await sql<{ webhook_id: string; body_sha256: string; typed: number }>`
-    /* prepared:store-deliveries-v1 */
+    /* prepared:store-deliveries-v2 */
     WITH incoming AS (
       SELECT * FROM jsonb_to_recordset(${deliveriesJson(d)}::jsonb) AS i(
         position int, webhook_id bigint, event_name text, modelled boolean,
@@ -86,7 +87,7 @@ export async function storeDeliveries(
         remote_address, signing_key_fingerprint
       FROM incoming ORDER BY position
       ON CONFLICT DO NOTHING
-      RETURNING webhook_id, body_sha256
+      RETURNING webhook_id, body_sha256, event_name, modelled
     ),
     payment AS (
       INSERT INTO npp_payments (transaction_id, webhook_id, end_to_end_id, amount, date_time_local,
@@ -104,7 +105,7 @@ export async function storeDeliveries(
       JOIN delivery USING (webhook_id, body_sha256)
       ORDER BY p.position
       ON CONFLICT DO NOTHING
-      RETURNING webhook_id
+      RETURNING webhook_id, transaction_id
     ),
     rejection AS (
       INSERT INTO credit_rejections (event_name, rejection_id, webhook_id, batch_id, date_time_local,
@@ -121,8 +122,9 @@ export async function storeDeliveries(
       JOIN delivery USING (webhook_id, body_sha256)
       ORDER BY r.position
       ON CONFLICT DO NOTHING
-      RETURNING webhook_id
+      RETURNING webhook_id, event_name, rejection_id
     ),
+    ${OUTBOX},
     typed AS (
       SELECT webhook_id FROM payment UNION ALL SELECT webhook_id FROM rejection
     )
@@ -213,6 +215,32 @@ function deliveriesJson(deliveries: readonly (NewDelivery & { modelled: boolean 
   );
   return `[${rows.join(',')}]`;
 }
+
+/** The feed's events: every typed row this statement inserted, and every unmodelled delivery. */
+const OUTBOX = feedOutboxCte([
+  {
+    type: 'payment.received',
+    from: 'payment',
+    eventName: "'NPPReceivePayment'",
+    businessKey: 'transaction_id',
+    webhookId: 'webhook_id',
+  },
+  {
+    type: 'credit_rejection.received',
+    from: 'rejection',
+    eventName: 'event_name',
+    businessKey: 'rejection_id',
+    webhookId: 'webhook_id',
+  },
+  {
+    type: 'event.unmodelled',
+    from: 'delivery',
+    eventName: 'event_name',
+    businessKey: 'webhook_id',
+    webhookId: 'webhook_id',
+    where: 'NOT modelled',
+  },
+]);
 
 /** Statement order for the insert (and so for the row locks it takes). */
 function withPositions<T>(records: T[]): (T & { position: number })[] {
