@@ -70,9 +70,13 @@ async function createFeedView(db: Kysely<unknown>): Promise<void> {
         CASE e.type
           WHEN 'payment.received' THEN
             (SELECT to_jsonb(p) FROM npp_payments p WHERE p.transaction_id = e.business_key)
+          WHEN 'payto_payment.received' THEN
+            (SELECT to_jsonb(p) FROM payto_payments p WHERE p.transaction_id = e.business_key)
           WHEN 'credit_rejection.received' THEN
             (SELECT to_jsonb(r) FROM credit_rejections r
              WHERE r.event_name = e.event_name AND r.rejection_id = e.business_key)
+          WHEN 'conflict.detected' THEN
+            (SELECT to_jsonb(c) - 'resolved_at' - 'resolution' FROM conflicts c WHERE c.id = e.conflict_id)
         END AS fields,
         d.payload
       FROM feed_events e

@@ -57,7 +57,9 @@ interface Case {
 const NO_ROWS: Record<Table, number> = {
   webhook_deliveries: 0,
   npp_payments: 0,
+  payto_payments: 0,
   credit_rejections: 0,
+  conflicts: 0,
   quarantined_deliveries: 0,
 };
 
@@ -135,6 +137,98 @@ const REJECTION_BATCH = `[
     "remitterName": "",
     "reason": "Unmatched Reconciliation Rule Receivable",
     "status": "Processed"
+  }
+]`;
+
+/** Every NPPReceivePayment field of the interface document, each with a value. */
+const EVERY_PAYMENT_FIELD = `{
+  "TransactionId": "N00100537810",
+  "DateTime": "2024-06-14T16:45:09.1200000",
+  "Amount": "1875.4500",
+  "AccountNumber": "419001918",
+  "AccountName": "Acme Receivables",
+  "Bsb": "802-985",
+  "PayId": "pay@acme.example.com.au",
+  "PayIdName": "ACME PTY LTD",
+  "RemitterName": "MORGAN CITIZEN",
+  "SourceBsb": "062-000",
+  "SourceAccountNumber": "10203040",
+  "SourceAccountName": "MORGAN CITIZEN",
+  "PaymentDescription": "INV-20240614-77",
+  "EndToEndId": "E2E-20240614-0077",
+  "CreditorReferenceInformation": "RF18539007547034",
+  "ReconciliationRuleReference": "RR22350",
+  "CategoryPurposeCode": "SUPP",
+  "UltimateCreditorName": "ACME HOLDINGS PTY LTD",
+  "USINumber": "ABC0001AU",
+  "USICreditorScheme": "USI",
+  "LedgerAccountNumber": "5520001",
+  "LedgerUniqueReference": "LUR-000777",
+  "ReceiptNumber": 5679010,
+  "RefundDetails": {
+    "InboundAmount": "1875.4500",
+    "RefundAmount": "75.4500",
+    "RefundId": "RF-000312"
+  }
+}`;
+
+const EVERY_PAYTO_FIELD = `{
+  "TransactionId": "P00100537811",
+  "DateTime": "14/06/2024 4:50:00 PM",
+  "Amount": 250.00,
+  "AccountNumber": "419001918",
+  "AccountName": "Acme Receivables",
+  "Bsb": "802-985",
+  "PayId": "pay@acme.example.com.au",
+  "PayIdName": "ACME PTY LTD",
+  "RemitterName": "RILEY CITIZEN",
+  "SourceBsb": "062-000",
+  "SourceAccountNumber": "10203041",
+  "SourceAccountName": "RILEY CITIZEN",
+  "PaymentDescription": "Subscription June",
+  "EndToEndId": "E2E-20240614-0078",
+  "CreditorReferenceInformation": "RF18539007547035",
+  "ReconciliationRuleReference": "RR22351",
+  "CategoryPurposeCode": "SUPP",
+  "UltimateCreditorName": "ACME HOLDINGS PTY LTD",
+  "USINumber": "ABC0002AU",
+  "USIScheme": "USI",
+  "LedgerAccountNumber": "5520002",
+  "LedgerUniqueReference": "LUR-000778",
+  "ReceiptNumber": "5679011",
+  "MmsId": "MMS-20240614-ACME-000001",
+  "InitiatingPartyName": "ACME BILLING",
+  "NPPInstructionId": "PI123456789"
+}`;
+
+const EVERY_REJECTION_FIELD = `[
+  {
+    "id": 2700,
+    "batchId": 436300,
+    "dateTime": "2024-06-14T10:00:05",
+    "transactionType": "DE",
+    "transactionCode": "50",
+    "status": "Processed",
+    "reason": "Unmatched Reconciliation Rule Receivable",
+    "amount": 640.10,
+    "bsb": "802-985",
+    "accountNumber": "123123123",
+    "accountName": "ACME RECEIVABLES",
+    "payId": "pay@acme.example.com.au",
+    "payIdName": "ACME PTY LTD",
+    "lodgementRef": "INV 9001",
+    "endToEndId": "E2E-20240614-0100",
+    "remitterName": "WIDGETS CO",
+    "sourceBsb": "123-123",
+    "sourceAccountNumber": "99887766",
+    "sourceAccountName": "WIDGETS CO",
+    "indicator": "N",
+    "withholdingTaxAmount": 12.50,
+    "nameOfUserSupplyingFile": "WIDGETS CO",
+    "numberOfUserSupplyingFile": "123079",
+    "descriptionOfEntriesOnFile": "PAYMENTS",
+    "ledgerAccountNumber": "5520003",
+    "ledgerUniqueReference": "LUR-000779"
   }
 ]`;
 
@@ -330,12 +424,52 @@ const CASES: Case[] = [
     expected: stored({ credit_rejections: 1 }),
   },
   {
-    name: 'pay-to-receive-payment.unmodelled',
+    name: 'npp-return.unmodelled',
     description:
-      'PayToReceivePayment, an event the receiver does not model (body shape invented): kept raw, no typed rows',
-    eventName: 'PayToReceivePayment',
-    body: `{"PaymentAgreementId":"PA-000123","PaymentInitiationId":"PI-778899","Amount":"55.0000","DateTime":"2024-03-05T11:22:33","Status":"Settled","Debtor":{"Name":"PAT CITIZEN","AccountNumber":"12345678"}}`,
+      'NppReturn, an event the receiver does not model (body shape invented): kept raw, no typed rows',
+    eventName: 'NppReturn',
+    body: `{"ReturnId":"RT-000123","OriginalTransactionId":"N00100537801","Amount":"55.0000","DateTime":"2024-03-05T11:22:33","Reason":"AC04","Debtor":{"Name":"PAT CITIZEN","AccountNumber":"12345678"}}`,
     expected: stored({}, false),
+  },
+  {
+    name: 'npp-receive-payment.every-field',
+    description:
+      'NPPReceivePayment carrying every field of the contract (23, and RefundDetails with its three parts), each with a value; indented LF',
+    eventName: 'NPPReceivePayment',
+    body: EVERY_PAYMENT_FIELD,
+    expected: stored({ npp_payments: 1 }),
+  },
+  {
+    name: 'pay-to-receive-payment.every-field',
+    description:
+      'PayToReceivePayment: every NPPReceivePayment field plus MmsId, InitiatingPartyName, NPPInstructionId; ReceiptNumber a string, no RefundDetails; indented LF',
+    eventName: 'PayToReceivePayment',
+    body: EVERY_PAYTO_FIELD,
+    expected: stored({ payto_payments: 1 }),
+  },
+  {
+    name: 'inbound-direct-credit-rejections.every-field',
+    description:
+      'InboundDirectCreditRejections, one record carrying all 26 fields of the rejection record, each with a value; indented LF',
+    eventName: 'InboundDirectCreditRejections',
+    body: EVERY_REJECTION_FIELD,
+    expected: stored({ credit_rejections: 1 }),
+  },
+  {
+    name: 'npp-receive-payment.odd-optional-fields',
+    description:
+      'NPPReceivePayment whose optional fields are odd (24-hour DateTime without seconds, PayId an object, RemitterName false, ReceiptNumber 5678120.5, RefundDetails []): stored, those columns null, with warnings',
+    eventName: 'NPPReceivePayment',
+    body: `{"TransactionId":"N00100537808","DateTime":"11/08/2023 14:19","Amount":"19.9500","PayId":{"Type":"Email","Value":"pay@acme.example.com.au"},"RemitterName":false,"ReceiptNumber":5678120.5,"RefundDetails":[]}`,
+    expected: stored({ npp_payments: 1 }),
+  },
+  {
+    name: 'npp-credit-rejections.repeated-id-other-amount',
+    description:
+      'NPPCreditRejections whose batch holds rejection id 2560 twice with different amounts: the first record is stored, the second is a recorded conflict',
+    eventName: 'NPPCreditRejections',
+    body: `[{"id":2560,"batchId":22568360,"dateTime":"2023-11-10T09:00:00","transactionType":"NPP","amount":120.00,"remitterName":"SAM CITIZEN","reason":"Non Whitelisted Source Account","status":"Processed"},{"id":2560,"batchId":22568360,"dateTime":"2023-11-10T09:00:00","transactionType":"NPP","amount":210.00,"remitterName":"SAM CITIZEN","reason":"Non Whitelisted Source Account","status":"Processed"}]`,
+    expected: stored({ credit_rejections: 1, conflicts: 1 }),
   },
   {
     name: 'npp-receive-payment.refused-amount-ten',

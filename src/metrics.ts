@@ -10,6 +10,8 @@ export interface Metrics {
   keyFetches: Counter<'result'>;
   inFlightDeliveries: Gauge;
   writeBatchSize: Histogram;
+  /** Business keys re-sent with other content (rows in the conflicts table). */
+  conflicts: Counter<'event'>;
 }
 
 export interface PoolStats {
@@ -46,6 +48,12 @@ export function createMetrics(options: { pool?: PoolStats } = {}): Metrics {
       name: 'webhook_write_batch_size',
       help: 'Deliveries per database statement (group commit): 1 at low load, more under load.',
       buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+      registers: [registry],
+    }),
+    conflicts: new Counter({
+      name: 'webhook_conflicts_total',
+      help: 'Business keys (TransactionId, rejection id) re-sent with other content; each is a row in the conflicts table.',
+      labelNames: ['event'],
       registers: [registry],
     }),
     inFlightDeliveries: new Gauge({

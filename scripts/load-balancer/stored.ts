@@ -67,7 +67,7 @@ export function openStore(url: string): Store {
     },
     clear: async () => {
       await pool.query(
-        'TRUNCATE webhook_deliveries, npp_payments, credit_rejections, quarantined_deliveries',
+        'TRUNCATE webhook_deliveries, npp_payments, payto_payments, credit_rejections, conflicts, quarantined_deliveries',
       );
     },
     close: () => pool.end(),

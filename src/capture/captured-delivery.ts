@@ -64,7 +64,10 @@ const schema = z
       rows: z.strictObject({
         webhook_deliveries: rowCount,
         npp_payments: rowCount,
+        // Tables added after the format's first files: absent means none.
+        payto_payments: rowCount.default(0),
         credit_rejections: rowCount,
+        conflicts: rowCount.default(0),
         quarantined_deliveries: rowCount,
       }),
     }),

@@ -6,7 +6,9 @@ import type { ExpectedAnswer, RowTable } from './expected-answer.ts';
 const NO_ROWS: Record<RowTable, number> = {
   webhook_deliveries: 0,
   npp_payments: 0,
+  payto_payments: 0,
   credit_rejections: 0,
+  conflicts: 0,
   quarantined_deliveries: 0,
 };
 
@@ -49,13 +51,27 @@ function quarantined(errorPaths: readonly string[] | undefined): ExpectedAnswer 
   };
 }
 
-/** Rows a clean replay writes: a rejection id repeated within one batch is stored once. */
+/**
+ * Rows a clean replay writes: a rejection id repeated within one batch is stored once, and each
+ * repeat whose content differs from the first is a conflict.
+ */
 function typedRowCounts(typed: TypedRows): Partial<Record<RowTable, number>> {
   switch (typed.kind) {
     case 'npp-payment':
       return { npp_payments: 1 };
-    case 'credit-rejections':
-      return { credit_rejections: new Set(typed.rows.map((row) => row.rejectionId)).size };
+    case 'payto-payment':
+      return { payto_payments: 1 };
+    case 'credit-rejections': {
+      const first = new Map<string, string>();
+      let conflicts = 0;
+      for (const row of typed.rows) {
+        const content = JSON.stringify({ ...row, dateTimeText: null });
+        const seen = first.get(row.rejectionId);
+        if (seen === undefined) first.set(row.rejectionId, content);
+        else if (seen !== content) conflicts += 1;
+      }
+      return { credit_rejections: first.size, conflicts };
+    }
     case 'unmodelled':
       return {};
   }

@@ -34,7 +34,9 @@ export const STATUS_WORDS: Readonly<Record<number, string>> = {
 export const ROW_TABLES = [
   'webhook_deliveries',
   'npp_payments',
+  'payto_payments',
   'credit_rejections',
+  'conflicts',
   'quarantined_deliveries',
 ] as const;
 

@@ -10,11 +10,14 @@ export function targetRows(eventName: string, rawBody: Buffer): Record<RowTable,
   const rows = {
     webhook_deliveries: 1,
     npp_payments: 0,
+    payto_payments: 0,
     credit_rejections: 0,
+    conflicts: 0,
     quarantined_deliveries: 0,
   };
   const model = findEventModel(eventName)?.name;
   if (model === 'NPPReceivePayment') rows.npp_payments = 1;
+  if (model === 'PayToReceivePayment') rows.payto_payments = 1;
   if (model === 'InboundDirectCreditRejections' || model === 'NPPCreditRejections') {
     rows.credit_rejections = countRecords(rawBody);
   }

@@ -6,6 +6,8 @@ export type DecodedBody =
   | {
       ok: true;
       typed: TypedRows;
+      /** Optional fields stored as null (or read with a caveat), kept with the delivery. */
+      warnings: FieldProblem[];
       /** The body as JSON text for the jsonb column, or null when jsonb cannot hold it. */
       payloadJson: string | null;
       /**
@@ -48,22 +50,21 @@ export function decodeBody(
 
   const payloadJson = isPostgresSafeValue(json) ? text : null;
   const validUtf8 = isUtf8(rawBody);
-  if (!model) return { ok: true, typed: { kind: 'unmodelled', rows: [] }, payloadJson, validUtf8 };
-
-  const parsed = model.parse(json);
-  if (!parsed.ok) return { ok: false, problems: parsed.problems };
-  if (!isPostgresSafeValue(parsed.typed.rows)) {
+  if (!model) {
     return {
-      ok: false,
-      problems: [
-        {
-          path: '',
-          message: 'A field holds a NUL character or an unpaired surrogate, which cannot be stored',
-        },
-      ],
+      ok: true,
+      typed: { kind: 'unmodelled', rows: [] },
+      warnings: [],
+      payloadJson,
+      validUtf8,
     };
   }
-  return { ok: true, typed: parsed.typed, payloadJson, validUtf8 };
+
+  // The models list at most MAX_LISTED problems and warnings (and a count), and keep every
+  // value they return storable: text with a NUL or a lone surrogate is refused or nulled there.
+  const parsed = model.parse(json);
+  if (!parsed.ok) return { ok: false, problems: parsed.problems };
+  return { ok: true, typed: parsed.typed, warnings: parsed.warnings, payloadJson, validUtf8 };
 }
 
 function checkContentType(contentType: string | undefined): FieldProblem | undefined {

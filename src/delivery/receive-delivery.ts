@@ -43,6 +43,10 @@ export interface DeliveryAnswer {
   errors?: FieldProblem[];
   /** What the one log line for this delivery says beyond outcome and status. */
   log: Record<string, unknown>;
+  /** Business keys this delivery re-sent with other content (recorded in `conflicts`). */
+  conflicts?: number;
+  /** Set when the line deserves an operator's eye though the delivery was stored. */
+  notable?: boolean;
   /** Set when the answer is a 5xx caused by an error worth a stack trace in the log. */
   error?: unknown;
 }
@@ -117,7 +121,7 @@ export async function receiveDelivery(
     // between "already have it" and quarantine.)
     const body = decodeBody(rawBody, header('content-type'), delivery.model);
     if (!body.ok) {
-      const existing = await findStoredDelivery(deps.db, webhookId.value, bodySha256);
+      const existing = await findStoredDelivery(deps.db, webhookId.value, common);
       if (existing) return duplicate(ids, bodySha256, existing);
       return await quarantine(body.problems, webhookId.value);
     }
@@ -126,7 +130,12 @@ export async function receiveDelivery(
     let result;
     try {
       result = await deps.store.store({
-        delivery: { ...common, webhookId: webhookId.value, payloadJson: body.payloadJson },
+        delivery: {
+          ...common,
+          webhookId: webhookId.value,
+          payloadJson: body.payloadJson,
+          warnings: body.warnings,
+        },
         typed: body.typed,
       });
     } catch (error) {
@@ -140,7 +149,7 @@ export async function receiveDelivery(
     }
     if (!result.inserted) {
       // Only for the log line: which stored delivery this one repeats.
-      const existing = await findStoredDelivery(deps.db, webhookId.value, bodySha256);
+      const existing = await findStoredDelivery(deps.db, webhookId.value, common);
       return duplicate(ids, bodySha256, existing);
     }
     return {
@@ -150,11 +159,16 @@ export async function receiveDelivery(
       log: {
         ...ids,
         typedRowsInserted: result.typedRowsInserted,
-        // Non-zero: another delivery already carried these TransactionIds / rejection ids.
+        // Non-zero: another delivery (or this one, earlier) already carried these keys.
         typedRowsAlreadyStored: result.typedRowsAlreadyStored,
         payloadStoredAsJson: body.payloadJson !== null && !result.payloadDropped,
         ...(!body.validUtf8 && { bodyNotUtf8: true }),
+        // Keys stored before with other content: the first row stands, the conflict is recorded.
+        ...(result.conflicts > 0 && { conflicts: result.conflicts }),
+        ...(body.warnings.length > 0 && { warnings: body.warnings }),
       },
+      conflicts: result.conflicts,
+      notable: result.conflicts > 0 || body.warnings.length > 0,
     };
   } catch (error) {
     return {

@@ -1,37 +1,44 @@
-import { z } from 'zod';
-import { parseProviderDateTime } from './date-time.ts';
-import { toFieldProblems } from './field-problems.ts';
-import { optional, required } from './fields.ts';
-import { parseIdentifier } from './identifier.ts';
-import { parseMoney } from './money.ts';
-import { parseText } from './optional-string.ts';
+import { createFindings } from './findings.ts';
+import { isPlainObject, readRecord, type RowOf, type Same } from './record-reader.ts';
 import type { CreditRejectionRow, EventModel, ParseOutcome } from './types.ts';
 
 /**
- * One rejection record, camelCase, as in the provider's published schemas
- * `event.InboundDirectCreditRejectionsWebhook` and `event.NppCreditRejectionsWebhook` (the same
- * fields). Loose: payId, payIdName, sourceBsb, status, ... stay in the raw body.
+ * One rejection record, camelCase, as in the interface document and the provider's published
+ * schemas `event.InboundDirectCreditRejectionsWebhook` and `event.NppCreditRejectionsWebhook`
+ * (the same fields). Unknown fields stay in the raw body.
  */
-const record = z.looseObject(
-  {
-    id: required(parseIdentifier),
-    amount: required(parseMoney),
-    batchId: optional(parseIdentifier),
-    dateTime: optional(parseProviderDateTime),
-    transactionType: optional(parseText),
-    bsb: optional(parseText),
-    accountNumber: optional(parseText),
-    accountName: optional(parseText),
-    lodgementRef: optional(parseText),
-    remitterName: optional(parseText),
-    reason: optional(parseText),
-  },
-  { error: 'must be a rejection record (a JSON object)' },
-);
+const REJECTION_FIELDS = [
+  { key: 'rejectionId', from: ['id'], kind: 'identifier', required: true }, // 2650 in the spec
+  { key: 'amount', from: ['amount'], kind: 'money', required: true },
+  { key: 'batchId', from: ['batchId'], kind: 'identifier' },
+  { key: 'dateTime', from: ['dateTime'], kind: 'date-time' },
+  { key: 'transactionType', from: ['transactionType'], kind: 'text' }, // "DE" or "NPP"
+  { key: 'transactionCode', from: ['transactionCode'], kind: 'text' },
+  { key: 'status', from: ['status'], kind: 'text' },
+  { key: 'rejectionReason', from: ['reason'], kind: 'text' },
+  { key: 'bsb', from: ['bsb'], kind: 'text' }, // the payee's
+  { key: 'accountNumber', from: ['accountNumber'], kind: 'text' },
+  { key: 'accountName', from: ['accountName'], kind: 'text' },
+  { key: 'payId', from: ['payId'], kind: 'text' },
+  { key: 'payIdName', from: ['payIdName'], kind: 'text' },
+  { key: 'reference', from: ['lodgementRef'], kind: 'text' }, // the payer's reference
+  { key: 'endToEndId', from: ['endToEndId'], kind: 'text' },
+  { key: 'remitterName', from: ['remitterName'], kind: 'text' }, // the payer
+  { key: 'sourceBsb', from: ['sourceBsb'], kind: 'text' },
+  { key: 'sourceAccountNumber', from: ['sourceAccountNumber'], kind: 'text' },
+  { key: 'sourceAccountName', from: ['sourceAccountName'], kind: 'text' },
+  { key: 'indicator', from: ['indicator'], kind: 'text' },
+  { key: 'withholdingTaxAmount', from: ['withholdingTaxAmount'], kind: 'money' },
+  { key: 'nameOfUserSupplyingFile', from: ['nameOfUserSupplyingFile'], kind: 'text' },
+  { key: 'numberOfUserSupplyingFile', from: ['numberOfUserSupplyingFile'], kind: 'text' },
+  { key: 'descriptionOfEntriesOnFile', from: ['descriptionOfEntriesOnFile'], kind: 'text' },
+  { key: 'ledgerAccountNumber', from: ['ledgerAccountNumber'], kind: 'text' },
+  { key: 'ledgerUniqueReference', from: ['ledgerUniqueReference'], kind: 'text' },
+] as const;
 
-const singleRecord = record.transform((one) => [one]);
-
-type RejectionRecord = z.output<typeof record>;
+// Compile-time: the specs fill exactly the row credit_rejections stores.
+const rowMatches: Same<RowOf<(typeof REJECTION_FIELDS)[number]>, CreditRejectionRow> = true;
+void rowMatches;
 
 /**
  * InboundDirectCreditRejections is an array per contract and published spec. NPPCreditRejections
@@ -45,41 +52,49 @@ export const inboundDirectCreditRejections = creditRejectionModel(
 export const nppCreditRejections = creditRejectionModel('NPPCreditRejections', true);
 
 function creditRejectionModel(name: string, acceptsSingleObject: boolean): EventModel {
-  // An empty array is accepted as zero rows: it is well formed, and the delivery is still stored.
-  const records = z.array(record, {
-    error: acceptsSingleObject
-      ? 'must be a JSON array of rejection records, or a single record'
-      : 'must be a JSON array of rejection records',
-  });
+  const shapeError = acceptsSingleObject
+    ? 'The body must be a JSON array of rejection records, or a single record'
+    : 'The body must be a JSON array of rejection records';
   return Object.freeze({
     name,
     parse(input: unknown): ParseOutcome {
-      const isSingleObject = acceptsSingleObject && isPlainObject(input);
-      const result = isSingleObject ? singleRecord.safeParse(input) : records.safeParse(input);
-      if (!result.success) return { ok: false, problems: toFieldProblems(result.error.issues) };
-      return { ok: true, typed: { kind: 'credit-rejections', rows: result.data.map(toRow) } };
+      const report = { problems: createFindings('problems'), warnings: createFindings('warnings') };
+      let rows: CreditRejectionRow[];
+      if (acceptsSingleObject && isPlainObject(input)) {
+        rows = [readRecord(input, REJECTION_FIELDS, '', report) as unknown as CreditRejectionRow];
+      } else if (Array.isArray(input)) {
+        // An empty array is zero rows: well formed, and the delivery is still stored.
+        rows = readRecords(input, report);
+      } else {
+        return { ok: false, problems: [{ path: '', message: shapeError }] };
+      }
+      if (report.problems.count > 0) return { ok: false, problems: report.problems.list() };
+      return {
+        ok: true,
+        typed: { kind: 'credit-rejections', rows },
+        warnings: report.warnings.list(),
+      };
     },
   });
 }
 
-function isPlainObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Each column and the provider field it comes from. */
-function toRow(r: RejectionRecord): CreditRejectionRow {
-  return {
-    rejectionId: r.id, // id (integer in the spec, e.g. 2650)
-    batchId: r.batchId, // batchId (integer in the spec)
-    dateTimeLocal: r.dateTime?.local ?? null, // dateTime, as Sydney wall-clock time
-    dateTimeText: r.dateTime?.text ?? null, // dateTime, as sent
-    transactionType: r.transactionType, // transactionType ("DE" or "NPP")
-    amount: r.amount, // amount (number, e.g. 1000.12)
-    bsb: r.bsb, // bsb (payee BSB)
-    accountNumber: r.accountNumber, // accountNumber (payee account)
-    accountName: r.accountName, // accountName
-    reference: r.lodgementRef, // lodgementRef (payer's reference)
-    remitterName: r.remitterName, // remitterName (the payer)
-    rejectionReason: r.reason, // reason ("Non Whitelisted Source Account")
-  };
+function readRecords(
+  records: readonly unknown[],
+  report: Parameters<typeof readRecord>[3],
+): CreditRejectionRow[] {
+  const rows: CreditRejectionRow[] = [];
+  for (let index = 0; index < records.length; index += 1) {
+    const record = records[index];
+    if (!isPlainObject(record)) {
+      report.problems.add(() => ({
+        path: `[${index}]`,
+        message: `[${index}] must be a rejection record (a JSON object)`,
+      }));
+      continue;
+    }
+    // Once the body is refused its rows are never used: only count what else is wrong.
+    const row = readRecord(record, REJECTION_FIELDS, `[${index}]`, report);
+    if (report.problems.count === 0) rows.push(row as unknown as CreditRejectionRow);
+  }
+  return rows;
 }

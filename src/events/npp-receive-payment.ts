@@ -1,76 +1,116 @@
-import { z } from 'zod';
-import { parseProviderDateTime } from './date-time.ts';
-import { toFieldProblems } from './field-problems.ts';
-import { optional, required } from './fields.ts';
-import { parseIdentifier } from './identifier.ts';
-import { parseMoney } from './money.ts';
-import { parseText } from './optional-string.ts';
-import type { EventModel, NppPaymentRow, ParseOutcome } from './types.ts';
+import { createFindings } from './findings.ts';
+import { isPlainObject, readRecord, type RowOf, type Same } from './record-reader.ts';
+import type { EventModel, NppPaymentRow, ParseOutcome, PayToPaymentRow } from './types.ts';
 
 /**
- * RefundDetails comes from the contract, not the published spec; each part is optional so a
- * partial block is kept rather than refused.
+ * NPPReceivePayment, field by field (PascalCase, as the interface document and the published
+ * schema `event.receivePaymentWebhook` name them). Unknown fields stay in the raw body.
  */
-const refundDetails = z.looseObject(
-  {
-    InboundAmount: optional(parseMoney),
-    RefundAmount: optional(parseMoney),
-    RefundId: optional(parseIdentifier),
-  },
-  { error: 'must be an object or null' },
-);
+export const PAYMENT_FIELDS = [
+  { key: 'transactionId', from: ['TransactionId'], kind: 'identifier', required: true },
+  { key: 'amount', from: ['Amount'], kind: 'money', required: true },
+  { key: 'dateTime', from: ['DateTime'], kind: 'date-time' },
+  { key: 'endToEndId', from: ['EndToEndId'], kind: 'text' },
+  // An integer in the interface document, a digit string in the published examples.
+  { key: 'receiptNumber', from: ['ReceiptNumber'], kind: 'identifier' },
+  { key: 'payId', from: ['PayId'], kind: 'text' }, // the payee PayID the payer paid to
+  { key: 'payIdName', from: ['PayIdName'], kind: 'text' },
+  { key: 'remitterName', from: ['RemitterName'], kind: 'text' }, // the payer
+  { key: 'bsb', from: ['Bsb'], kind: 'text' }, // the receiving account; SourceBsb is the payer's
+  { key: 'accountNumber', from: ['AccountNumber'], kind: 'text' },
+  { key: 'accountName', from: ['AccountName'], kind: 'text' },
+  { key: 'sourceBsb', from: ['SourceBsb'], kind: 'text' },
+  { key: 'sourceAccountNumber', from: ['SourceAccountNumber'], kind: 'text' },
+  { key: 'sourceAccountName', from: ['SourceAccountName'], kind: 'text' },
+  { key: 'remittanceInformation', from: ['PaymentDescription'], kind: 'text' },
+  { key: 'creditorReferenceInformation', from: ['CreditorReferenceInformation'], kind: 'text' },
+  { key: 'reconciliationRuleReference', from: ['ReconciliationRuleReference'], kind: 'text' },
+  { key: 'categoryPurposeCode', from: ['CategoryPurposeCode'], kind: 'text' },
+  { key: 'ultimateCreditorName', from: ['UltimateCreditorName'], kind: 'text' },
+  { key: 'usiNumber', from: ['USINumber'], kind: 'text' },
+  { key: 'usiCreditorScheme', from: ['USICreditorScheme', 'USIScheme'], kind: 'text' },
+  { key: 'ledgerAccountNumber', from: ['LedgerAccountNumber'], kind: 'text' },
+  { key: 'ledgerUniqueReference', from: ['LedgerUniqueReference'], kind: 'text' },
+] as const;
+
+/** RefundDetails (from the interface document); each part optional. */
+const REFUND_FIELDS = [
+  { key: 'refundInboundAmount', from: ['InboundAmount'], kind: 'money' },
+  { key: 'refundAmount', from: ['RefundAmount'], kind: 'money' },
+  { key: 'refundId', from: ['RefundId'], kind: 'identifier' },
+] as const;
+
+/** PayToReceivePayment's own fields (the PayTo report spells MmsId "MMSId"). */
+const PAYTO_FIELDS = [
+  ...PAYMENT_FIELDS,
+  { key: 'mmsId', from: ['MmsId', 'MMSId'], kind: 'text' },
+  { key: 'initiatingPartyName', from: ['InitiatingPartyName'], kind: 'text' },
+  { key: 'nppInstructionId', from: ['NPPInstructionId'], kind: 'text' },
+] as const;
+
+type Refund = RowOf<(typeof REFUND_FIELDS)[number]>;
+// Compile-time: the specs fill exactly the row each table stores.
+const paymentRowMatches: Same<RowOf<(typeof PAYMENT_FIELDS)[number]> & Refund, NppPaymentRow> =
+  true;
+const payToRowMatches: Same<RowOf<(typeof PAYTO_FIELDS)[number]> & Refund, PayToPaymentRow> = true;
+void [paymentRowMatches, payToRowMatches];
+
+export const nppReceivePayment = paymentModel('NPPReceivePayment', 'npp-payment', PAYMENT_FIELDS);
 
 /**
- * Field names from the provider's published schema `event.receivePaymentWebhook` (PascalCase).
- * Loose: unknown fields, and spelling variants the model ignores (USIScheme beside
- * USICreditorScheme, ReconciliationRuleReference, SourceBsb, ...), stay in the raw body and are
- * never a reason to refuse.
+ * PayToReceivePayment: the same fields plus MmsId, InitiatingPartyName, NPPInstructionId. The
+ * published schema marks the refund fields required on it; they are not (nothing is required
+ * beyond TransactionId and Amount).
  */
-const body = z.looseObject(
-  {
-    TransactionId: required(parseIdentifier),
-    Amount: required(parseMoney),
-    DateTime: optional(parseProviderDateTime),
-    ReceiptNumber: optional(parseIdentifier),
-    EndToEndId: optional(parseText),
-    PayId: optional(parseText),
-    RemitterName: optional(parseText),
-    Bsb: optional(parseText),
-    AccountNumber: optional(parseText),
-    PaymentDescription: optional(parseText),
-    RefundDetails: refundDetails.nullable().optional(),
-  },
-  { error: 'must be a JSON object (one NPPReceivePayment notification)' },
+export const payToReceivePayment = paymentModel(
+  'PayToReceivePayment',
+  'payto-payment',
+  PAYTO_FIELDS,
 );
 
-type Body = z.output<typeof body>;
+function paymentModel(
+  name: string,
+  kind: 'npp-payment' | 'payto-payment',
+  fields: typeof PAYMENT_FIELDS | typeof PAYTO_FIELDS,
+): EventModel {
+  return Object.freeze({
+    name,
+    parse(input: unknown): ParseOutcome {
+      const read = readPayment(input, fields, name);
+      if (!read.ok) return read;
+      // The compile-time checks above make these casts exact.
+      const typed =
+        kind === 'npp-payment'
+          ? { kind, rows: [read.row as unknown as NppPaymentRow] as [NppPaymentRow] }
+          : { kind, rows: [read.row as unknown as PayToPaymentRow] as [PayToPaymentRow] };
+      return { ok: true, typed, warnings: read.warnings };
+    },
+  });
+}
 
-export const nppReceivePayment: EventModel = Object.freeze({
-  name: 'NPPReceivePayment',
-  parse(input: unknown): ParseOutcome {
-    const result = body.safeParse(input);
-    if (!result.success) return { ok: false, problems: toFieldProblems(result.error.issues) };
-    return { ok: true, typed: { kind: 'npp-payment', rows: [toRow(result.data)] } };
-  },
-});
+function readPayment(
+  input: unknown,
+  fields: typeof PAYMENT_FIELDS | typeof PAYTO_FIELDS,
+  eventName: string,
+) {
+  const report = { problems: createFindings('problems'), warnings: createFindings('warnings') };
+  if (!isPlainObject(input)) {
+    const message = `The body must be a JSON object (one ${eventName} notification)`;
+    return { ok: false as const, problems: [{ path: '', message }] };
+  }
+  const row = { ...readRecord(input, fields, '', report), ...readRefund(input, report) };
+  if (report.problems.count > 0) return { ok: false as const, problems: report.problems.list() };
+  return { ok: true as const, row, warnings: report.warnings.list() };
+}
 
-/** Each column and the provider field it comes from. */
-function toRow(b: Body): NppPaymentRow {
-  const refund = b.RefundDetails ?? null;
-  return {
-    transactionId: b.TransactionId, // TransactionId ("N00100000000")
-    endToEndId: b.EndToEndId, // EndToEndId (Osko end-to-end id from the payer)
-    amount: b.Amount, // Amount ("10.0000")
-    dateTimeLocal: b.DateTime?.local ?? null, // DateTime, as Sydney wall-clock time
-    dateTimeText: b.DateTime?.text ?? null, // DateTime, as sent
-    receiptNumber: b.ReceiptNumber, // ReceiptNumber
-    payId: b.PayId, // PayId (the payee PayID the payer paid to)
-    remitterName: b.RemitterName, // RemitterName (the payer)
-    bsb: b.Bsb, // Bsb (payee BSB, i.e. the receiving account; SourceBsb is the payer's)
-    accountNumber: b.AccountNumber, // AccountNumber (payee account)
-    remittanceInformation: b.PaymentDescription, // PaymentDescription (payer's free text)
-    refundInboundAmount: refund?.InboundAmount ?? null, // RefundDetails.InboundAmount
-    refundAmount: refund?.RefundAmount ?? null, // RefundDetails.RefundAmount
-    refundId: refund?.RefundId ?? null, // RefundDetails.RefundId
-  };
+function readRefund(body: Record<string, unknown>, report: Parameters<typeof readRecord>[3]) {
+  const refund = body.RefundDetails;
+  if (isPlainObject(refund)) return readRecord(refund, REFUND_FIELDS, 'RefundDetails', report);
+  if (refund !== undefined && refund !== null) {
+    report.warnings.add(() => ({
+      path: 'RefundDetails',
+      message: 'RefundDetails must be an object or null; its parts are stored as null',
+    }));
+  }
+  return { refundInboundAmount: null, refundAmount: null, refundId: null };
 }

@@ -19,9 +19,14 @@ export function parseText(value: unknown): Parsed<string> {
   return refuse(`must be text (got ${describeValue(value)})`);
 }
 
-/** Postgres text cannot hold U+0000, so a NUL would fail the insert and lose the delivery. */
+/**
+ * Postgres text cannot hold U+0000, nor jsonb an unpaired UTF-16 surrogate (JSON can carry both
+ * as `\u0000`, `\ud800`), so either would fail the insert and lose the delivery.
+ */
 export function checkStorable(text: string): Parsed<string> {
-  return text.includes('\u0000')
-    ? refuse('contains a NUL character, which cannot be stored')
-    : accept(text);
+  if (text.includes('\u0000')) return refuse('contains a NUL character, which cannot be stored');
+  if (!text.isWellFormed()) {
+    return refuse('contains an unpaired surrogate, which cannot be stored');
+  }
+  return accept(text);
 }

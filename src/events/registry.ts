@@ -1,11 +1,10 @@
 import { inboundDirectCreditRejections, nppCreditRejections } from './credit-rejection.ts';
-import { nppReceivePayment } from './npp-receive-payment.ts';
+import { nppReceivePayment, payToReceivePayment } from './npp-receive-payment.ts';
 import type { EventModel } from './types.ts';
-
-export { toFieldProblems } from './field-problems.ts';
 
 const MODELS: readonly EventModel[] = Object.freeze([
   nppReceivePayment,
+  payToReceivePayment,
   inboundDirectCreditRejections,
   nppCreditRejections,
 ]);

@@ -52,6 +52,8 @@ export function webhookRouter(
       });
       sendEnvelope(res, answer.httpStatus, answer.description, answer.errors);
       deps.metrics.deliveries.inc({ event: model?.name ?? 'unmodelled', outcome: answer.outcome });
+      if (answer.conflicts)
+        deps.metrics.conflicts.inc({ event: model?.name ?? 'unmodelled' }, answer.conflicts);
       // After the answer: capture never delays or changes it (the writer never throws).
       void deps.capture?.({
         eventName: name,
@@ -61,7 +63,7 @@ export function webhookRouter(
         outcome: answer.outcome,
         ...(answer.errors && { errorPaths: answer.errors.map((error) => error.path) }),
       });
-      deps.logger[LOG_LEVEL[answer.outcome]](
+      deps.logger[answer.notable ? 'warn' : LOG_LEVEL[answer.outcome]](
         {
           requestId: res.locals.requestId,
           ...answer.log,

@@ -133,4 +133,4 @@ export const MALFORMED_VARIANTS: readonly Variant[] = [
   { name: 'not-json', event: 'any', body: (key) => `{"TransactionId":"SIM${key}",` },
 ];
 
-export const DEFAULT_UNMODELLED_EVENT = 'PayToReceivePayment';
+export const DEFAULT_UNMODELLED_EVENT = 'NppReturn';

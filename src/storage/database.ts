@@ -22,6 +22,8 @@ export interface WebhookDeliveriesTable {
   request_id: string | null;
   remote_address: string | null;
   signing_key_fingerprint: string | null;
+  /** [{path, message}]: optional fields stored as null because they could not be read. */
+  warnings: ColumnType<{ path: string; message: string }[], string | undefined, never>;
 }
 
 export interface NppPaymentsTable {
@@ -41,6 +43,26 @@ export interface NppPaymentsTable {
   refund_amount: string | null;
   refund_id: string | null;
   received_at: Timestamptz;
+  account_name: string | null;
+  pay_id_name: string | null;
+  source_bsb: string | null;
+  source_account_number: string | null;
+  source_account_name: string | null;
+  category_purpose_code: string | null;
+  reconciliation_rule_reference: string | null;
+  creditor_reference_information: string | null;
+  ultimate_creditor_name: string | null;
+  usi_number: string | null;
+  usi_creditor_scheme: string | null;
+  ledger_account_number: string | null;
+  ledger_unique_reference: string | null;
+}
+
+/** PayToReceivePayment: the NPPReceivePayment columns and three of its own. */
+export interface PayToPaymentsTable extends NppPaymentsTable {
+  mms_id: string | null;
+  initiating_party_name: string | null;
+  npp_instruction_id: string | null;
 }
 
 export interface CreditRejectionsTable {
@@ -59,6 +81,37 @@ export interface CreditRejectionsTable {
   remitter_name: string | null;
   rejection_reason: string | null;
   received_at: Timestamptz;
+  transaction_code: string | null;
+  status: string | null;
+  pay_id: string | null;
+  pay_id_name: string | null;
+  end_to_end_id: string | null;
+  source_bsb: string | null;
+  source_account_number: string | null;
+  source_account_name: string | null;
+  indicator: string | null;
+  withholding_tax_amount: string | null;
+  name_of_user_supplying_file: string | null;
+  number_of_user_supplying_file: string | null;
+  description_of_entries_on_file: string | null;
+  ledger_account_number: string | null;
+  ledger_unique_reference: string | null;
+}
+
+/** A business key re-sent with other content; the first typed row is never changed. */
+export interface ConflictsTable {
+  id: Generated<string>;
+  table_name: 'npp_payments' | 'payto_payments' | 'credit_rejections';
+  event_name: string;
+  business_key: string;
+  first_webhook_id: string;
+  webhook_id: string;
+  /** Position of the record in its body (0 for a payment). */
+  record_index: number;
+  differences: ColumnType<{ field: string; first: unknown; second: unknown }[], string, never>;
+  detected_at: Generated<Date>;
+  resolved_at: Date | null;
+  resolution: string | null;
 }
 
 export interface QuarantinedDeliveriesTable {
@@ -80,7 +133,9 @@ export interface QuarantinedDeliveriesTable {
 export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   npp_payments: NppPaymentsTable;
+  payto_payments: PayToPaymentsTable;
   credit_rejections: CreditRejectionsTable;
+  conflicts: ConflictsTable;
   quarantined_deliveries: QuarantinedDeliveriesTable;
 }
 

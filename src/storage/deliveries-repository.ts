@@ -7,16 +7,24 @@ export interface StoredDeliveryRef {
   eventName: string;
 }
 
-/** The stored delivery with this Webhookid or this body, if any (for answers and logs only). */
+/**
+ * The stored delivery with this Webhookid, or with this body for this event, if any (for answers
+ * and logs only). The same bytes posted for another event are another delivery.
+ */
 export async function findStoredDelivery(
   db: Kysely<Database>,
   webhookId: string,
-  bodySha256: string,
+  body: { eventName: string; bodySha256: string },
 ): Promise<StoredDeliveryRef | undefined> {
   const row = await db
     .selectFrom('webhook_deliveries')
     .select(['webhook_id', 'body_sha256', 'event_name'])
-    .where((eb) => eb.or([eb('webhook_id', '=', webhookId), eb('body_sha256', '=', bodySha256)]))
+    .where((eb) =>
+      eb.or([
+        eb('webhook_id', '=', webhookId),
+        eb.and([eb('event_name', '=', body.eventName), eb('body_sha256', '=', body.bodySha256)]),
+      ]),
+    )
     .limit(1)
     .executeTakeFirst();
   return (

@@ -11,12 +11,7 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.m
  * Kysely's migrator holds a lock while it works. Throws when any step fails.
  */
 export async function migrateToLatest<DB>(db: Kysely<DB>, logger: Logger): Promise<void> {
-  const migrator = new Migrator({
-    // Migrations see the schema as it was then, not as Database types it now.
-    db: db as unknown as Kysely<unknown>,
-    provider: migrationsIn(MIGRATIONS_DIR),
-  });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await createMigrator(db).migrateToLatest();
   for (const result of results ?? []) {
     const fields = { migration: result.migrationName, direction: result.direction };
     if (result.status === 'Success') logger.info(fields, 'migration applied');
@@ -25,6 +20,15 @@ export async function migrateToLatest<DB>(db: Kysely<DB>, logger: Logger): Promi
   if (error) {
     throw error instanceof Error ? error : new Error(`migration failed: ${String(error)}`);
   }
+}
+
+/** The project's migrator (tests use it to stop at an earlier migration). */
+export function createMigrator<DB>(db: Kysely<DB>): Migrator {
+  return new Migrator({
+    // Migrations see the schema as it was then, not as Database types it now.
+    db: db as unknown as Kysely<unknown>,
+    provider: migrationsIn(MIGRATIONS_DIR),
+  });
 }
 
 /**

@@ -1,7 +1,14 @@
 import { sql, type Kysely } from 'kysely';
-import type { CreditRejectionRow, NppPaymentRow, TypedRows } from '../events/types.ts';
+import type { FieldProblem, TypedRows } from '../events/types.ts';
 import type { Database } from './database.ts';
-import { feedOutboxCte } from './feed-outbox-sql.ts';
+import { feedOutboxCte, type OutboxSource } from './feed-outbox-sql.ts';
+import {
+  lateConflictCtes,
+  TYPED_TABLES,
+  typedRowCtes,
+  typedRowTally,
+  type TypedTable,
+} from './typed-row-sql.ts';
 
 export interface NewDelivery {
   /** Decimal text of a bigint: a JS number cannot hold every 19-digit id. */
@@ -17,6 +24,8 @@ export interface NewDelivery {
   requestId: string | null;
   remoteAddress: string | null;
   signingKeyFingerprint: string | null;
+  /** Optional fields stored as null, and why (at most MAX_LISTED and a count); usually []. */
+  warnings?: readonly FieldProblem[];
 }
 
 export interface DeliveryToStore {
@@ -28,8 +37,10 @@ export interface DeliveryToStore {
 export interface StoredOutcome {
   inserted: boolean;
   typedRowsInserted: number;
-  /** Typed rows whose business key another delivery already stored. */
+  /** Typed rows whose business key was already stored (by another delivery, or earlier in this one). */
   typedRowsAlreadyStored: number;
+  /** Of those, how many differ from the stored row (each recorded in the conflicts table). */
+  conflicts: number;
   /** Postgres refused the body as jsonb: only raw_body holds it (payload is null). */
   payloadDropped?: boolean;
 }
@@ -37,10 +48,13 @@ export interface StoredOutcome {
 /**
  * Writes a batch of deliveries and all their typed rows in ONE statement (one round trip, one
  * commit). Deduplication is the unique constraints' job: `ON CONFLICT DO NOTHING` on
- * webhook_id, body_sha256, transaction_id and (event_name, rejection_id), never a look-up first,
- * so two instances storing the same Webhookid at the same moment leave exactly one row. Typed
- * rows are written only for deliveries this statement inserted (joined on the RETURNING set).
- * Inputs are sorted by key so that concurrent batches take row locks in the same order.
+ * webhook_id, (event_name, body_sha256) and each typed table's business key, never a look-up
+ * first, so two instances storing the same Webhookid at the same moment leave exactly one row.
+ * Typed rows are written only for deliveries this statement inserted (joined on the RETURNING
+ * set). A typed row whose key is already stored with other content is recorded as a conflict
+ * in the same statement; only a row that lost a race with a concurrent statement (whose row
+ * this one cannot see) needs a second statement. Inputs are sorted by key so that concurrent
+ * batches take row locks in the same order.
  */
 export async function storeDeliveries(
   db: Kysely<Database>,
@@ -48,152 +62,229 @@ export async function storeDeliveries(
 ): Promise<StoredOutcome[]> {
   const byKey = [...batch].sort((a, b) => compareIds(a.delivery.webhookId, b.delivery.webhookId));
   const d = byKey.map((item) => ({ ...item.delivery, modelled: item.typed.kind !== 'unmodelled' }));
-  const payments = withPositions(
-    byKey
-      .flatMap(({ delivery, typed }) =>
-        typed.kind === 'npp-payment' ? typed.rows.map((row) => paymentRecord(delivery, row)) : [],
-      )
-      .sort((a, b) => compareText(a.transaction_id, b.transaction_id)),
-  );
-  const rejections = withPositions(
-    byKey
-      .flatMap(({ delivery, typed }) =>
-        typed.kind === 'credit-rejections'
-          ? typed.rows.map((row) => rejectionRecord(delivery, row))
-          : [],
-      )
-      .sort(
-        (a, b) =>
-          compareText(a.event_name, b.event_name) || compareText(a.rejection_id, b.rejection_id),
-      ),
-  );
+  const [payments, payTo, rejections] = typedRowsByTable(byKey);
 
-  // One fixed text whatever the batch size (everything travels in three JSON parameters), so it
+  // One fixed text whatever the batch size (everything travels in four JSON parameters), so it
   // is prepared once per connection (see PREPARED_STATEMENT_TAG in database.ts).
-  const result = await sql<{ webhook_id: string; body_sha256: string; typed: number }>`
+  const result = await sql<StatementRow>`
     /* prepared:store-deliveries-v2 */
     WITH incoming AS (
       SELECT * FROM jsonb_to_recordset(${deliveriesJson(d)}::jsonb) AS i(
         position int, webhook_id bigint, event_name text, modelled boolean,
         received_at timestamptz, body_sha256 text, raw_body_base64 text, payload jsonb,
         content_type text, headers jsonb, request_id text, remote_address text,
-        signing_key_fingerprint text)
+        signing_key_fingerprint text, warnings jsonb)
     ),
     delivery AS (
       INSERT INTO webhook_deliveries (webhook_id, event_name, modelled, received_at, body_sha256,
-        raw_body, payload, content_type, headers, request_id, remote_address, signing_key_fingerprint)
+        raw_body, payload, content_type, headers, request_id, remote_address,
+        signing_key_fingerprint, warnings)
       SELECT webhook_id, event_name, modelled, received_at, body_sha256,
         decode(raw_body_base64, 'base64'), payload, content_type, headers, request_id,
-        remote_address, signing_key_fingerprint
+        remote_address, signing_key_fingerprint, warnings
       FROM incoming ORDER BY position
       ON CONFLICT DO NOTHING
       RETURNING webhook_id, body_sha256, event_name, modelled
     ),
-    payment AS (
-      INSERT INTO npp_payments (transaction_id, webhook_id, end_to_end_id, amount, date_time_local,
-        date_time_text, receipt_number, pay_id, remitter_name, bsb, account_number,
-        remittance_information, refund_inbound_amount, refund_amount, refund_id, received_at)
-      SELECT p.transaction_id, p.webhook_id, p.end_to_end_id, p.amount, p.date_time_local,
-        p.date_time_text, p.receipt_number, p.pay_id, p.remitter_name, p.bsb, p.account_number,
-        p.remittance_information, p.refund_inbound_amount, p.refund_amount, p.refund_id, p.received_at
-      FROM jsonb_to_recordset(${JSON.stringify(payments)}::jsonb) AS p(
-        transaction_id text, webhook_id bigint, body_sha256 text, end_to_end_id text, amount numeric,
-        date_time_local timestamp, date_time_text text, receipt_number text, pay_id text,
-        remitter_name text, bsb text, account_number text, remittance_information text,
-        refund_inbound_amount numeric, refund_amount numeric, refund_id text,
-        received_at timestamptz, position bigint)
-      JOIN delivery USING (webhook_id, body_sha256)
-      ORDER BY p.position
-      ON CONFLICT DO NOTHING
-      RETURNING webhook_id, transaction_id
-    ),
-    rejection AS (
-      INSERT INTO credit_rejections (event_name, rejection_id, webhook_id, batch_id, date_time_local,
-        date_time_text, transaction_type, amount, bsb, account_number, account_name, reference,
-        remitter_name, rejection_reason, received_at)
-      SELECT r.event_name, r.rejection_id, r.webhook_id, r.batch_id, r.date_time_local,
-        r.date_time_text, r.transaction_type, r.amount, r.bsb, r.account_number, r.account_name,
-        r.reference, r.remitter_name, r.rejection_reason, r.received_at
-      FROM jsonb_to_recordset(${JSON.stringify(rejections)}::jsonb) AS r(
-        event_name text, rejection_id text, webhook_id bigint, body_sha256 text, batch_id text,
-        date_time_local timestamp, date_time_text text, transaction_type text, amount numeric,
-        bsb text, account_number text, account_name text, reference text, remitter_name text,
-        rejection_reason text, received_at timestamptz, position bigint)
-      JOIN delivery USING (webhook_id, body_sha256)
-      ORDER BY r.position
-      ON CONFLICT DO NOTHING
-      RETURNING webhook_id, event_name, rejection_id
-    ),
-    ${OUTBOX},
-    typed AS (
-      SELECT webhook_id FROM payment UNION ALL SELECT webhook_id FROM rejection
+    ${typedRowCtes(TYPED, payments)},
+    ${typedRowCtes(PAYTO, payTo)},
+    ${typedRowCtes(REJECTIONS, rejections)},
+    ${STORE_OUTBOX},
+    tally (webhook_id, inserted, unresolved, conflicts) AS (
+      ${typedRowTally(TYPED)} UNION ALL ${typedRowTally(PAYTO)} UNION ALL ${typedRowTally(REJECTIONS)}
     )
     SELECT delivery.webhook_id::text AS webhook_id, delivery.body_sha256,
-      (SELECT count(*) FROM typed WHERE typed.webhook_id = delivery.webhook_id)::int AS typed
-    FROM delivery
+      coalesce(sum(tally.inserted), 0)::int AS typed,
+      coalesce(sum(tally.unresolved), 0)::int AS unresolved,
+      coalesce(sum(tally.conflicts), 0)::int AS conflicts
+    FROM delivery LEFT JOIN tally USING (webhook_id)
+    GROUP BY delivery.webhook_id, delivery.body_sha256
   `.execute(db);
+
+  const late = await recordLateConflicts(db, byKey, result.rows);
 
   // Two identical deliveries in one batch share a key; the first claims the written row and
   // the other is a duplicate, as it would be had they arrived one after the other.
-  const written = new Map(
-    result.rows.map((row) => [`${row.webhook_id}/${row.body_sha256}`, row.typed]),
-  );
+  const written = new Map(result.rows.map((row) => [`${row.webhook_id}/${row.body_sha256}`, row]));
   return batch.map(({ delivery, typed }) => {
     const key = `${delivery.webhookId}/${delivery.bodySha256}`;
-    const typedRowsInserted = written.get(key);
+    const row = written.get(key);
     written.delete(key);
-    if (typedRowsInserted === undefined) {
-      return { inserted: false, typedRowsInserted: 0, typedRowsAlreadyStored: 0 };
+    if (row === undefined) {
+      return { inserted: false, typedRowsInserted: 0, typedRowsAlreadyStored: 0, conflicts: 0 };
     }
     return {
       inserted: true,
-      typedRowsInserted,
-      typedRowsAlreadyStored: typed.rows.length - typedRowsInserted,
+      typedRowsInserted: row.typed,
+      typedRowsAlreadyStored: typed.rows.length - row.typed,
+      conflicts: row.conflicts + (late.get(row.webhook_id) ?? 0),
     };
   });
 }
 
-function paymentRecord(delivery: NewDelivery, row: NppPaymentRow) {
-  return {
-    transaction_id: row.transactionId,
-    webhook_id: delivery.webhookId,
-    body_sha256: delivery.bodySha256,
-    end_to_end_id: row.endToEndId,
-    amount: row.amount,
-    date_time_local: row.dateTimeLocal,
-    date_time_text: row.dateTimeText,
-    receipt_number: row.receiptNumber,
-    pay_id: row.payId,
-    remitter_name: row.remitterName,
-    bsb: row.bsb,
-    account_number: row.accountNumber,
-    remittance_information: row.remittanceInformation,
-    refund_inbound_amount: row.refundInboundAmount,
-    refund_amount: row.refundAmount,
-    refund_id: row.refundId,
-    received_at: delivery.receivedAt.toISOString(),
-  };
+interface StatementRow {
+  webhook_id: string;
+  body_sha256: string;
+  typed: number;
+  unresolved: number;
+  conflicts: number;
 }
 
-function rejectionRecord(delivery: NewDelivery, row: CreditRejectionRow) {
-  return {
-    event_name: delivery.eventName,
-    rejection_id: row.rejectionId,
+const [PAYMENTS_TABLE, PAYTO_TABLE, REJECTIONS_TABLE] = TYPED_TABLES as [
+  TypedTable,
+  TypedTable,
+  TypedTable,
+];
+const TYPED = PAYMENTS_TABLE;
+const PAYTO = PAYTO_TABLE;
+const REJECTIONS = REJECTIONS_TABLE;
+
+/** A conflict recorded by `<alias>_conflict` is a `conflict.detected` event. */
+const conflictEvents = (alias: string): OutboxSource => ({
+  type: 'conflict.detected',
+  from: `${alias}_conflict`,
+  eventName: 'event_name',
+  businessKey: 'business_key',
+  webhookId: 'webhook_id',
+  conflictId: 'id',
+});
+
+/**
+ * The feed's events (docs/feed.md), from what this statement inserted: each typed row, each
+ * unmodelled delivery, then each conflict (after the key's own row, as positions will be).
+ */
+const STORE_OUTBOX = feedOutboxCte([
+  {
+    type: 'payment.received',
+    from: `${TYPED.alias}_ins`,
+    eventName: "'NPPReceivePayment'",
+    businessKey: 'transaction_id',
+    webhookId: 'webhook_id',
+  },
+  {
+    type: 'payto_payment.received',
+    from: `${PAYTO.alias}_ins`,
+    eventName: "'PayToReceivePayment'",
+    businessKey: 'transaction_id',
+    webhookId: 'webhook_id',
+  },
+  {
+    type: 'credit_rejection.received',
+    from: `${REJECTIONS.alias}_ins`,
+    eventName: 'event_name',
+    businessKey: 'rejection_id',
+    webhookId: 'webhook_id',
+  },
+  {
+    type: 'event.unmodelled',
+    from: 'delivery',
+    eventName: 'event_name',
+    businessKey: 'webhook_id',
+    webhookId: 'webhook_id',
+    where: 'NOT modelled',
+  },
+  ...[TYPED, PAYTO, REJECTIONS].map((t) => conflictEvents(t.alias)),
+]);
+
+/** Conflicts recorded by the follow-up statement reach the feed in that statement. */
+const LATE_CONFLICT_OUTBOX = feedOutboxCte(
+  [TYPED, PAYTO, REJECTIONS].map((t) => conflictEvents(t.alias)),
+);
+
+/**
+ * A second statement, only when some typed row was neither inserted nor matched by a row the
+ * first statement could see (two instances inserting one key at the same moment).
+ */
+async function recordLateConflicts(
+  db: Kysely<Database>,
+  items: readonly DeliveryToStore[],
+  rows: readonly StatementRow[],
+): Promise<Map<string, number>> {
+  const racing = new Set(rows.filter((row) => row.unresolved > 0).map((row) => row.webhook_id));
+  if (racing.size === 0) return new Map();
+  const [payments, payTo, rejections] = typedRowsByTable(
+    items.filter((item) => racing.has(item.delivery.webhookId)),
+  );
+  const result = await sql<{ webhook_id: string; conflicts: number }>`
+    WITH ${lateConflictCtes(TYPED, payments)},
+    ${lateConflictCtes(PAYTO, payTo)},
+    ${lateConflictCtes(REJECTIONS, rejections)},
+    ${LATE_CONFLICT_OUTBOX}
+    SELECT webhook_id::text, count(*)::int AS conflicts FROM (
+      SELECT webhook_id FROM pay_conflict UNION ALL SELECT webhook_id FROM payto_conflict
+      UNION ALL SELECT webhook_id FROM rej_conflict
+    ) c GROUP BY webhook_id
+  `.execute(db);
+  return new Map(result.rows.map((row) => [row.webhook_id, row.conflicts]));
+}
+
+/**
+ * Each typed table's rows as one JSON parameter: `{position, webhook_id, body_sha256,
+ * event_name, record_index, row}`, `row` keyed by column name. Sorted by business key, so
+ * concurrent statements lock keys in one order; `position` is that order.
+ */
+function typedRowsByTable(items: readonly DeliveryToStore[]): [string, string, string] {
+  const tables: Record<TypedRows['kind'], TypedItem[]> = {
+    'npp-payment': [],
+    'payto-payment': [],
+    'credit-rejections': [],
+    unmodelled: [],
+  };
+  for (const { delivery, typed } of items) {
+    const list = tables[typed.kind];
+    typed.rows.forEach((row, recordIndex) => {
+      list.push({
+        webhook_id: delivery.webhookId,
+        body_sha256: delivery.bodySha256,
+        event_name: delivery.eventName,
+        record_index: recordIndex,
+        key: 'rejectionId' in row ? row.rejectionId : row.transactionId,
+        row: columns(row, delivery),
+      });
+    });
+  }
+  const json = (list: TypedItem[]) =>
+    JSON.stringify(
+      list
+        .sort((a, b) => compareText(a.event_name, b.event_name) || compareText(a.key, b.key))
+        .map(({ key: _key, ...item }, position) => ({ position, ...item })),
+    );
+  return [
+    json(tables['npp-payment']),
+    json(tables['payto-payment']),
+    json(tables['credit-rejections']),
+  ];
+}
+
+interface TypedItem {
+  webhook_id: string;
+  body_sha256: string;
+  event_name: string;
+  record_index: number;
+  key: string;
+  row: Record<string, unknown>;
+}
+
+/** A typed row keyed by column name (`payIdName` -> `pay_id_name`), with its delivery's keys. */
+function columns(row: object, delivery: NewDelivery): Record<string, unknown> {
+  const record: Record<string, unknown> = {
     webhook_id: delivery.webhookId,
-    body_sha256: delivery.bodySha256,
-    batch_id: row.batchId,
-    date_time_local: row.dateTimeLocal,
-    date_time_text: row.dateTimeText,
-    transaction_type: row.transactionType,
-    amount: row.amount,
-    bsb: row.bsb,
-    account_number: row.accountNumber,
-    account_name: row.accountName,
-    reference: row.reference,
-    remitter_name: row.remitterName,
-    rejection_reason: row.rejectionReason,
+    event_name: delivery.eventName,
     received_at: delivery.receivedAt.toISOString(),
   };
+  for (const [key, value] of Object.entries(row)) record[columnName(key)] = value;
+  return record;
+}
+
+const COLUMN_NAMES = new Map<string, string>();
+
+function columnName(key: string): string {
+  let name = COLUMN_NAMES.get(key);
+  if (name === undefined) {
+    name = key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+    COLUMN_NAMES.set(key, name);
+  }
+  return name;
 }
 
 /**
@@ -211,40 +302,10 @@ function deliveriesJson(deliveries: readonly (NewDelivery & { modelled: boolean 
       `"payload":${x.payloadJson ?? 'null'},"content_type":${text(x.contentType)},` +
       `"headers":${JSON.stringify(x.headers)},"request_id":${text(x.requestId)},` +
       `"remote_address":${text(x.remoteAddress)},` +
-      `"signing_key_fingerprint":${text(x.signingKeyFingerprint)}}`,
+      `"signing_key_fingerprint":${text(x.signingKeyFingerprint)},` +
+      `"warnings":${JSON.stringify(x.warnings ?? [])}}`,
   );
   return `[${rows.join(',')}]`;
-}
-
-/** The feed's events: every typed row this statement inserted, and every unmodelled delivery. */
-const OUTBOX = feedOutboxCte([
-  {
-    type: 'payment.received',
-    from: 'payment',
-    eventName: "'NPPReceivePayment'",
-    businessKey: 'transaction_id',
-    webhookId: 'webhook_id',
-  },
-  {
-    type: 'credit_rejection.received',
-    from: 'rejection',
-    eventName: 'event_name',
-    businessKey: 'rejection_id',
-    webhookId: 'webhook_id',
-  },
-  {
-    type: 'event.unmodelled',
-    from: 'delivery',
-    eventName: 'event_name',
-    businessKey: 'webhook_id',
-    webhookId: 'webhook_id',
-    where: 'NOT modelled',
-  },
-]);
-
-/** Statement order for the insert (and so for the row locks it takes). */
-function withPositions<T>(records: T[]): (T & { position: number })[] {
-  return records.map((record, position) => ({ ...record, position }));
 }
 
 /** Webhookids are decimal text of up to 19 digits: compare as numbers without BigInt. */

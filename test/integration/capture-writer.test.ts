@@ -134,7 +134,9 @@ describe('capture writer', () => {
     expect(file.expected.rows).toEqual({
       webhook_deliveries: 1,
       npp_payments: 1,
+      payto_payments: 0,
       credit_rejections: 0,
+      conflicts: 0,
       quarantined_deliveries: 0,
     });
     expect(await replayAlone(files[0] as string)).toEqual([]);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { TypedRows } from '../../src/events/types.ts';
+import { emptyPaymentRow } from '../support/sample-bodies.ts';
 import { createDatabase } from '../../src/storage/database.ts';
 import {
   UnstorableDeliveryError,
@@ -27,20 +28,11 @@ function item(
         kind: 'npp-payment',
         rows: [
           {
+            ...emptyPaymentRow(),
             transactionId: overrides.transactionId,
-            endToEndId: null,
             amount: '1.5',
             dateTimeLocal: '2023-08-11 14:19:16',
             dateTimeText: '2023-08-11T14:19:16',
-            receiptNumber: null,
-            payId: null,
-            remitterName: null,
-            bsb: null,
-            accountNumber: null,
-            remittanceInformation: null,
-            refundInboundAmount: null,
-            refundAmount: null,
-            refundId: null,
           },
         ],
       }

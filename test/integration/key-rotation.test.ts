@@ -41,7 +41,7 @@ beforeAll(async () => {
 afterAll(() => database.drop());
 beforeEach(async () => {
   await database.query(
-    'TRUNCATE webhook_deliveries, npp_payments, credit_rejections, quarantined_deliveries',
+    'TRUNCATE webhook_deliveries, npp_payments, payto_payments, credit_rejections, conflicts, quarantined_deliveries',
   );
   endpoint = await startKeyEndpoint();
   clock = createManualClock();

@@ -243,7 +243,9 @@ describe('export-quarantine', () => {
     expect(rejections?.expected.rows).toEqual({
       webhook_deliveries: 1,
       npp_payments: 0,
+      payto_payments: 0,
       credit_rejections: 2,
+      conflicts: 0,
       quarantined_deliveries: 0,
     });
   });

@@ -163,7 +163,7 @@ describe('a stored delivery (checks 8-9)', () => {
   it('when an unmodelled event arrives, then it is kept raw with its payload and no typed rows', async () => {
     const body = { PaymentAgreementId: 'PA1', Amount: 'anything at all', Nested: { deep: [1, 2] } };
     await sendDelivery(built.app, {
-      event: 'PayToReceivePayment',
+      event: 'NppReturn',
       body,
       signWith: bed.signer.privateKey,
     }).expect(200);
@@ -171,7 +171,7 @@ describe('a stored delivery (checks 8-9)', () => {
     const rows = await bed.database.query(
       'SELECT event_name, modelled, payload FROM webhook_deliveries',
     );
-    expect(rows).toEqual([{ event_name: 'PayToReceivePayment', modelled: false, payload: body }]);
+    expect(rows).toEqual([{ event_name: 'NppReturn', modelled: false, payload: body }]);
     expect(await bed.database.count('npp_payments')).toBe(0);
     expect(await bed.database.count('credit_rejections')).toBe(0);
   });

@@ -187,14 +187,20 @@ describe('body (check 7)', () => {
     expect((await quarantined())[0]?.event_name).toBe('NppReturn');
   });
 
-  it('when a payment field holds a NUL character, then 400 and it is quarantined (never a 500 that loses it)', async () => {
-    const text = JSON.stringify(nppPayment({ RemitterName: 'a\u0000b' }));
+  it('when the TransactionId holds a NUL character, then 400 and it is quarantined (never a 500 that loses it)', async () => {
+    const text = JSON.stringify(nppPayment({ TransactionId: 'N1\u0000' }));
     const res = await sendDelivery(built.app, {
       body: text,
       signWith: bed.signer.privateKey,
       secret: 'Basic s3cret',
     });
     expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([
+      {
+        path: 'TransactionId',
+        message: 'TransactionId contains a NUL character, which cannot be stored',
+      },
+    ]);
     expect(await quarantined()).toHaveLength(1);
     await expectNoDelivery();
   });

@@ -1,3 +1,5 @@
+import type { NppPaymentRow } from '../../src/events/types.ts';
+
 /** Small valid bodies built in code, so each test states exactly what it sends. */
 
 export function nppPayment(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -20,5 +22,38 @@ export function rejectionRecord(overrides: Record<string, unknown> = {}): Record
     transactionType: 'DirectCredit',
     amount: '10.0000',
     ...overrides,
+  };
+}
+
+/** A payment row with every optional column null (for tests that build rows directly). */
+export function emptyPaymentRow(): NppPaymentRow {
+  return {
+    transactionId: '',
+    amount: '0',
+    dateTimeLocal: null,
+    dateTimeText: null,
+    endToEndId: null,
+    receiptNumber: null,
+    payId: null,
+    payIdName: null,
+    remitterName: null,
+    bsb: null,
+    accountNumber: null,
+    accountName: null,
+    sourceBsb: null,
+    sourceAccountNumber: null,
+    sourceAccountName: null,
+    remittanceInformation: null,
+    creditorReferenceInformation: null,
+    reconciliationRuleReference: null,
+    categoryPurposeCode: null,
+    ultimateCreditorName: null,
+    usiNumber: null,
+    usiCreditorScheme: null,
+    ledgerAccountNumber: null,
+    ledgerUniqueReference: null,
+    refundInboundAmount: null,
+    refundAmount: null,
+    refundId: null,
   };
 }

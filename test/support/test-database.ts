@@ -15,14 +15,19 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh database per test file, migrated by the service's own migrator. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A fresh database per test file, migrated by the service's own migrator (to the latest
+ * migration, or with `migrate` to wherever the test wants to start from).
+ */
+export async function createTestDatabase(
+  migrate: (db: Db) => Promise<void> = (db) => migrateToLatest(db, createLogger('silent')),
+): Promise<TestDatabase> {
   const adminUrl = inject('adminDatabaseUrl');
   const name = `receiver_test_${randomBytes(6).toString('hex')}`;
   await withAdmin(adminUrl, (admin) => admin.query(`CREATE DATABASE ${name}`));
   const url = databaseUrl(adminUrl, name);
   const db = createDatabase({ url, poolMax: 20 });
-  await migrateToLatest(db, createLogger('silent'));
+  await migrate(db);
 
   // Timestamps without zone come back as their text, exactly as stored.
   const client = new pg.Client({

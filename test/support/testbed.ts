@@ -5,15 +5,18 @@ import { createTestDatabase, type TestDatabase } from './test-database.ts';
 export const STORED_TABLES = [
   'webhook_deliveries',
   'npp_payments',
+  'payto_payments',
   'credit_rejections',
+  'conflicts',
   'quarantined_deliveries',
+  'feed_events',
 ] as const;
 
 export interface Testbed {
   readonly database: TestDatabase;
   /** The platform's key pair: the app trusts its public half, tests sign with its private half. */
   readonly signer: SigningKeyPair;
-  /** Asserts that none of the four tables holds a row. */
+  /** Asserts that none of the stored tables holds a row. */
   expectNothingStored(): Promise<void>;
 }
 

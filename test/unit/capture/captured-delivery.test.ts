@@ -25,7 +25,9 @@ const valid = (): CapturedDelivery => ({
     rows: {
       webhook_deliveries: 1,
       npp_payments: 1,
+      payto_payments: 0,
       credit_rejections: 0,
+      conflicts: 0,
       quarantined_deliveries: 0,
     },
   },
@@ -138,7 +140,9 @@ describe('serialiseCapturedDelivery', () => {
       expected: {
         rows: {
           quarantined_deliveries: 0,
+          conflicts: 0,
           credit_rejections: 0,
+          payto_payments: 0,
           npp_payments: 1,
           webhook_deliveries: 1,
         },

@@ -8,7 +8,9 @@ const payment = Buffer.from(
 const rows = (typed: Record<string, number>) => ({
   webhook_deliveries: 1,
   npp_payments: 0,
+  payto_payments: 0,
   credit_rejections: 0,
+  conflicts: 0,
   quarantined_deliveries: 0,
   ...typed,
 });
@@ -30,7 +32,7 @@ describe('cleanReplayExpectation', () => {
     });
   });
 
-  it('when a rejection batch repeats an id, then a replay alone writes that record once', () => {
+  it('when a rejection batch repeats an id with another amount, then a replay alone writes that record once and one conflict', () => {
     const batch = Buffer.from('[{"id":1,"amount":1},{"id":"1","amount":2},{"id":2,"amount":3}]');
     const expected = cleanReplayExpectation({
       eventName: 'InboundDirectCreditRejections',
@@ -38,7 +40,7 @@ describe('cleanReplayExpectation', () => {
       headers: JSON_TYPE,
       outcome: 'stored',
     });
-    expect(expected.rows).toEqual(rows({ credit_rejections: 2 }));
+    expect(expected.rows).toEqual(rows({ credit_rejections: 2, conflicts: 1 }));
   });
 
   it('when the event is not modelled, then stored with modelled false and no typed rows', () => {
@@ -71,7 +73,9 @@ describe('cleanReplayExpectation', () => {
       rows: {
         webhook_deliveries: 0,
         npp_payments: 0,
+        payto_payments: 0,
         credit_rejections: 0,
+        conflicts: 0,
         quarantined_deliveries: 1,
       },
     });

@@ -18,7 +18,27 @@ function rowsOf(outcome: ParseOutcome): CreditRejectionRow[] {
   return outcome.typed.rows;
 }
 
+/** The fields the initial schema did not keep, all absent. */
+const NOT_SENT = {
+  transactionCode: null,
+  status: null,
+  payId: null,
+  payIdName: null,
+  endToEndId: null,
+  sourceBsb: null,
+  sourceAccountNumber: null,
+  sourceAccountName: null,
+  indicator: null,
+  withholdingTaxAmount: null,
+  nameOfUserSupplyingFile: null,
+  numberOfUserSupplyingFile: null,
+  descriptionOfEntriesOnFile: null,
+  ledgerAccountNumber: null,
+  ledgerUniqueReference: null,
+};
+
 const PUBLISHED_NPP_EXAMPLE_ROW: CreditRejectionRow = {
+  ...NOT_SENT,
   rejectionId: '2531',
   batchId: '22568344',
   dateTimeLocal: '2023-11-08 12:25:27',
@@ -31,6 +51,15 @@ const PUBLISHED_NPP_EXAMPLE_ROW: CreditRejectionRow = {
   reference: null,
   remitterName: 'TEST TEST',
   rejectionReason: 'Non Whitelisted Source Account',
+  transactionCode: '50',
+  status: 'Processed',
+  payId: 'test@test.io',
+  payIdName: 'TEST PTY. LIMITED',
+  endToEndId: 'NOTPROVIDED',
+  sourceBsb: '123-123',
+  sourceAccountNumber: '123123123',
+  sourceAccountName: 'TEST TEST',
+  withholdingTaxAmount: '0',
 };
 
 describe('InboundDirectCreditRejections', () => {
@@ -39,6 +68,7 @@ describe('InboundDirectCreditRejections', () => {
       rowsOf(inboundDirectCreditRejections.parse(payload('inbound-direct-credit-rejections.json'))),
     ).toEqual([
       {
+        ...NOT_SENT,
         rejectionId: '2650',
         batchId: '436206',
         dateTimeLocal: '2023-08-11 14:19:16',
@@ -51,8 +81,17 @@ describe('InboundDirectCreditRejections', () => {
         reference: 'INV 7781',
         remitterName: 'Test Test',
         rejectionReason: 'Unmatched Reconciliation Rule Receivable',
+        transactionCode: '50',
+        status: 'Processed',
+        sourceBsb: '123-123',
+        sourceAccountNumber: '123123123',
+        sourceAccountName: 'Test',
+        withholdingTaxAmount: '0',
+        nameOfUserSupplyingFile: 'Test',
+        numberOfUserSupplyingFile: '123079',
       },
       {
+        ...NOT_SENT,
         rejectionId: '2651',
         batchId: '436206',
         dateTimeLocal: '2023-08-11 14:19:17.553',
@@ -65,8 +104,13 @@ describe('InboundDirectCreditRejections', () => {
         reference: 'PAYROLL AUG',
         remitterName: 'WIDGETS CO',
         rejectionReason: 'Non Whitelisted Source Account',
+        transactionCode: '50',
+        status: 'Processed',
+        sourceBsb: '062-000',
+        sourceAccountNumber: '87654321',
       },
       {
+        ...NOT_SENT,
         rejectionId: '2652',
         batchId: '436206',
         dateTimeLocal: '2023-08-11 14:19:18',
@@ -79,6 +123,7 @@ describe('InboundDirectCreditRejections', () => {
         reference: null,
         remitterName: null,
         rejectionReason: 'Unmatched Reconciliation Rule Receivable',
+        status: 'Processed',
       },
     ]);
   });
@@ -89,6 +134,7 @@ describe('InboundDirectCreditRejections', () => {
     ).toEqual({
       ok: true,
       typed: { kind: 'credit-rejections', rows: [] },
+      warnings: [],
     });
   });
 
@@ -165,6 +211,7 @@ describe('NPPCreditRejections', () => {
     expect(nppCreditRejections.parse(payload('npp-credit-rejections.single-object.json'))).toEqual({
       ok: true,
       typed: { kind: 'credit-rejections', rows: [PUBLISHED_NPP_EXAMPLE_ROW] },
+      warnings: [],
     });
   });
 
@@ -172,6 +219,7 @@ describe('NPPCreditRejections', () => {
     expect(nppCreditRejections.parse([])).toEqual({
       ok: true,
       typed: { kind: 'credit-rejections', rows: [] },
+      warnings: [],
     });
   });
 

@@ -91,13 +91,45 @@ describe('parseProviderDateTime', () => {
   });
 
   it.each([
-    '2023-08-11',
-    '2023-08-11T14:19',
+    ['11/08/2023 14:19:16', '2023-08-11 14:19:16'],
+    ['11/08/2023 2:19:16', '2023-08-11 02:19:16'],
+    ['11/08/2023 14:19', '2023-08-11 14:19:00'],
+    ['11/08/2023 0:00:00', '2023-08-11 00:00:00'],
+    ['2023-08-11T14:19', '2023-08-11 14:19:00'],
+    ['2023-08-11 14:19', '2023-08-11 14:19:00'],
+    ['2023-08-11T14:19:16.1234567890123', '2023-08-11 14:19:16.123456'],
+    ['20/10/2020 12:01 PM', '2020-10-20 12:01:00'],
+  ])(
+    'when the text is %j (24-hour, no seconds or a long fraction), then it is read as %j',
+    (text, local) => {
+      expect(parseProviderDateTime(text)).toEqual({ ok: true, value: { local, text } });
+    },
+  );
+
+  it.each([
+    ['2023-08-11', '2023-08-11 00:00:00'],
+    ['11/08/2023', '2023-08-11 00:00:00'],
+  ])(
+    'when the text is a date alone (%j), then it is read as midnight with a note',
+    (text, local) => {
+      expect(parseProviderDateTime(text)).toEqual({
+        ok: true,
+        value: { local, text, note: 'has no time of day; stored as midnight, Sydney time' },
+      });
+    },
+  );
+
+  it.each(['11/08/2023 24:00:00', '11/08/2023 14:60'])(
+    'when a 24-hour time is impossible (%j), then it is refused as not real',
+    (text) => {
+      expect(parseProviderDateTime(text)).toMatchObject({ ok: false });
+    },
+  );
+
+  it.each([
     '2023-8-11T14:19:16',
     '2023-08-11T14:19:16.',
-    '2023-08-11T14:19:16.1234567890',
-    '11/08/2023 14:19:16',
-    '11/08/2023 2:19:16',
+    '2023-08-11T14',
     '11-08-2023 2:19:16 PM',
     'yesterday',
     '',

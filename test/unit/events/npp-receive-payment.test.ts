@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { nppReceivePayment } from '../../../src/events/npp-receive-payment.ts';
 import type { NppPaymentRow, ParseOutcome } from '../../../src/events/types.ts';
+import { emptyPaymentRow } from '../../support/sample-bodies.ts';
 
 function payload(name: string): unknown {
   const url = new URL(`../../fixtures/payloads/${name}`, import.meta.url);
@@ -15,20 +16,10 @@ function rowOf(outcome: ParseOutcome): NppPaymentRow {
   return outcome.typed.rows[0];
 }
 
-const EMPTY_ROW: Omit<NppPaymentRow, 'transactionId' | 'amount'> = {
-  endToEndId: null,
-  dateTimeLocal: null,
-  dateTimeText: null,
-  receiptNumber: null,
-  payId: null,
-  remitterName: null,
-  bsb: null,
-  accountNumber: null,
-  remittanceInformation: null,
-  refundInboundAmount: null,
-  refundAmount: null,
-  refundId: null,
-};
+/** Every column but the two required ones, null. */
+const EMPTY_ROW = Object.fromEntries(
+  Object.entries(emptyPaymentRow()).filter(([key]) => key !== 'transactionId' && key !== 'amount'),
+);
 
 describe('NPPReceivePayment', () => {
   it('when the body has an ISO date-time and a numeric amount, then every column is mapped', () => {
@@ -38,6 +29,7 @@ describe('NPPReceivePayment', () => {
         kind: 'npp-payment',
         rows: [
           {
+            ...EMPTY_ROW,
             transactionId: 'N00100537801',
             endToEndId: 'E2E-20230811-0001',
             amount: '1250.5',
@@ -49,12 +41,16 @@ describe('NPPReceivePayment', () => {
             bsb: '802-985',
             accountNumber: '419001918',
             remittanceInformation: 'INV-10042',
-            refundInboundAmount: null,
-            refundAmount: null,
-            refundId: null,
+            payIdName: 'ACME PTY LTD',
+            accountName: 'Acme Receivables',
+            sourceBsb: '062-000',
+            sourceAccountNumber: '12345678',
+            sourceAccountName: 'JANE CITIZEN',
+            reconciliationRuleReference: 'RR22348',
           },
         ],
       },
+      warnings: [],
     });
   });
 
@@ -62,6 +58,7 @@ describe('NPPReceivePayment', () => {
     expect(
       rowOf(nppReceivePayment.parse(payload('npp-receive-payment.legacy-format.json'))),
     ).toEqual({
+      ...EMPTY_ROW,
       transactionId: 'N00100000000',
       endToEndId: null,
       amount: '10',
@@ -72,10 +69,10 @@ describe('NPPReceivePayment', () => {
       remitterName: 'ABC XYZ',
       bsb: '123-123',
       accountNumber: '456213475',
-      remittanceInformation: null,
-      refundInboundAmount: null,
-      refundAmount: null,
-      refundId: null,
+      accountName: 'Test1',
+      sourceBsb: '123-123',
+      sourceAccountNumber: '123456789',
+      sourceAccountName: 'Monoova Payers Name',
     });
   });
 
@@ -83,6 +80,7 @@ describe('NPPReceivePayment', () => {
     expect(
       rowOf(nppReceivePayment.parse(payload('npp-receive-payment.refund-details.json'))),
     ).toEqual({
+      ...EMPTY_ROW,
       transactionId: 'N00944515426',
       endToEndId: 'NOTPROVIDED',
       amount: '250',
@@ -97,6 +95,11 @@ describe('NPPReceivePayment', () => {
       refundInboundAmount: '250',
       refundAmount: '100.25',
       refundId: '88123',
+      payIdName: 'ACME PTY LTD',
+      accountName: 'Acme Receivables',
+      sourceBsb: '802-985',
+      sourceAccountNumber: '319306151',
+      sourceAccountName: 'DUNCAN CITIZEN',
     });
   });
 
@@ -184,44 +187,62 @@ describe('NPPReceivePayment', () => {
     },
   );
 
-  it('when DateTime is 31 February, then the body is refused naming DateTime', () => {
-    expect(
-      nppReceivePayment.parse(payload('invalid-npp-receive-payment.impossible-date.json')),
-    ).toEqual({
-      ok: false,
-      problems: [
-        {
-          path: 'DateTime',
-          message: 'DateTime is not a real date and time (got the text "31/02/2024 10:00:00 AM")',
-        },
-      ],
+  it('when DateTime is 31 February, then the payment is kept with a null time, the text and a warning', () => {
+    const outcome = nppReceivePayment.parse(
+      payload('invalid-npp-receive-payment.impossible-date.json'),
+    );
+    expect(rowOf(outcome)).toMatchObject({
+      dateTimeLocal: null,
+      dateTimeText: '31/02/2024 10:00:00 AM',
     });
+    expect(outcome.ok && outcome.warnings).toEqual([
+      {
+        path: 'DateTime',
+        message:
+          'DateTime is not a real date and time (got the text "31/02/2024 10:00:00 AM"); the text is kept',
+      },
+    ]);
   });
 
-  it('when several fields are wrong, then every problem is reported with its path', () => {
-    const outcome = nppReceivePayment.parse({
+  it('when several fields are wrong, then only TransactionId and Amount are problems; the rest are warnings', () => {
+    const body = {
       TransactionId: '',
       Amount: '1.23456',
       ReceiptNumber: 1.5,
       PayId: { email: 'x' },
       RefundDetails: { RefundAmount: 'lots' },
-    });
+    };
+    const outcome = nppReceivePayment.parse(body);
     expect(outcome.ok ? [] : outcome.problems.map((p) => p.path)).toEqual([
       'TransactionId',
       'Amount',
+    ]);
+    const lenient = nppReceivePayment.parse({ ...body, TransactionId: 'N1', Amount: 1 });
+    expect(lenient.ok && lenient.warnings.map((w) => w.path)).toEqual([
       'ReceiptNumber',
       'PayId',
       'RefundDetails.RefundAmount',
     ]);
+    expect(rowOf(lenient)).toMatchObject({ receiptNumber: null, payId: null, refundAmount: null });
   });
 
-  it('when RefundDetails is not an object, then it is refused naming RefundDetails', () => {
-    expect(
-      nppReceivePayment.parse({ TransactionId: 'N1', Amount: 1, RefundDetails: 'none' }),
-    ).toEqual({
-      ok: false,
-      problems: [{ path: 'RefundDetails', message: 'RefundDetails must be an object or null' }],
+  it('when RefundDetails is not an object, then its columns are null with a warning naming RefundDetails', () => {
+    const outcome = nppReceivePayment.parse({
+      TransactionId: 'N1',
+      Amount: 1,
+      RefundDetails: 'none',
     });
+    expect(rowOf(outcome)).toMatchObject({
+      refundInboundAmount: null,
+      refundAmount: null,
+      refundId: null,
+    });
+    expect(outcome.ok && outcome.warnings).toEqual([
+      {
+        path: 'RefundDetails',
+        message: 'RefundDetails must be an object or null; its parts are stored as null',
+      },
+    ]);
   });
 
   it('when a text field is sent as a JSON number, then it is stored as its digits', () => {

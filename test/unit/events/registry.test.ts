@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import {
-  findEventModel,
-  isWellFormedEventName,
-  toFieldProblems,
-} from '../../../src/events/registry.ts';
+import { findEventModel, isWellFormedEventName } from '../../../src/events/registry.ts';
 
 describe('findEventModel', () => {
   it.each([
     ['NPPReceivePayment', 'NPPReceivePayment'],
     ['nppreceivepayment', 'NPPReceivePayment'],
     ['NppReceivePayment', 'NPPReceivePayment'],
+    ['PayToReceivePayment', 'PayToReceivePayment'],
+    ['paytoreceivepayment', 'PayToReceivePayment'],
     ['InboundDirectCreditRejections', 'InboundDirectCreditRejections'],
     ['INBOUNDDIRECTCREDITREJECTIONS', 'InboundDirectCreditRejections'],
     ['NPPCreditRejections', 'NPPCreditRejections'],
@@ -18,7 +16,7 @@ describe('findEventModel', () => {
     expect(findEventModel(name)?.name).toBe(canonical);
   });
 
-  it.each(['PayToReceivePayment', 'NppReturn', 'InboundDirectCredit', 'NPPReceivePayments', ''])(
+  it.each(['NppReturn', 'InboundDirectCredit', 'NPPReceivePayments', 'PayToReceivePayments', ''])(
     'when the event %j is not modelled, then there is no model',
     (name) => {
       expect(findEventModel(name)).toBeUndefined();
@@ -74,11 +72,5 @@ describe('isWellFormedEventName', () => {
     'a\n',
   ])('when the name is %j, then it is not well formed', (name) => {
     expect(isWellFormedEventName(name)).toBe(false);
-  });
-});
-
-describe('registry exports', () => {
-  it('when the HTTP layer imports toFieldProblems from the registry, then it formats an empty list', () => {
-    expect(toFieldProblems([])).toEqual([]);
   });
 });

@@ -1,0 +1,134 @@
+import { parseProviderDateTime } from './date-time.ts';
+import { describeValue } from './describe-value.ts';
+import type { Findings } from './findings.ts';
+import { parseIdentifier } from './identifier.ts';
+import { parseMoney } from './money.ts';
+import { checkStorable, isAbsent, parseText } from './optional-string.ts';
+import type { Parsed } from './parsed.ts';
+
+export type FieldKind = 'identifier' | 'text' | 'money' | 'date-time';
+
+/**
+ * One provider field and the column(s) it fills. `from` lists the provider's spellings (the
+ * published examples say USIScheme where the interface document says USICreditorScheme); the
+ * first one that holds a value is read. A date-time fills two columns, `<key>Local` (Sydney
+ * wall-clock) and `<key>Text` (as sent).
+ */
+export interface FieldSpec {
+  readonly key: string;
+  readonly from: readonly string[];
+  readonly kind: FieldKind;
+  /** Required fields are the contract's reasons to refuse; every other field is lenient. */
+  readonly required?: true;
+}
+
+/** The row a list of specs produces, so a model's row type is checked against its specs. */
+export type RowOf<F extends FieldSpec> = {
+  [
+    S in F as S extends { kind: 'date-time' } ? `${S['key']}Local` | `${S['key']}Text` : S['key']
+  ]: S extends { required: true } ? string : string | null;
+};
+
+/** True when A and B are the same type (used for compile-time checks of row shapes). */
+export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+export interface Report {
+  problems: Findings;
+  warnings: Findings;
+}
+
+const PARSERS: Record<Exclude<FieldKind, 'date-time'>, (value: unknown) => Parsed<string>> = {
+  identifier: parseIdentifier,
+  text: parseText,
+  money: parseMoney,
+};
+
+/**
+ * Reads one JSON object field by field. A required field that is missing or unreadable is a
+ * problem (the body is refused); any other field that cannot be read becomes null with a
+ * warning (the delivery is stored): an odd optional field never costs a payment.
+ * `at` is the record's path in the body ("" for the body, "[2]", "RefundDetails").
+ */
+export function readRecord(
+  record: Readonly<Record<string, unknown>>,
+  fields: readonly FieldSpec[],
+  at: string,
+  report: Report,
+): Record<string, string | null> {
+  const row: Record<string, string | null> = {};
+  for (const field of fields) {
+    const [name, value] = pick(record, field, at, report);
+    const path = at === '' ? name : `${at}.${name}`;
+    if (field.kind === 'date-time') {
+      Object.assign(row, readDateTime(field.key, value, path, report));
+      continue;
+    }
+    if (isAbsent(value)) {
+      if (field.required) {
+        report.problems.add(() => ({
+          path,
+          message:
+            value === undefined
+              ? `${path} is required`
+              : `${path} is required (got ${describeValue(value)})`,
+        }));
+      }
+      row[field.key] = null;
+      continue;
+    }
+    const parsed = PARSERS[field.kind](value);
+    if (parsed.ok) {
+      row[field.key] = parsed.value;
+    } else {
+      row[field.key] = null;
+      if (field.required)
+        report.problems.add(() => ({ path, message: `${path} ${parsed.reason}` }));
+      else warn(report, path, `${parsed.reason}; stored as null`);
+    }
+  }
+  return row;
+}
+
+/** The first spelling that holds a value (or the first spelling, when none does). */
+function pick(
+  record: Readonly<Record<string, unknown>>,
+  field: FieldSpec,
+  at: string,
+  report: Report,
+): [string, unknown] {
+  const [first = field.key, ...variants] = field.from;
+  let chosen: [string, unknown] = [first, record[first]];
+  for (const name of variants) {
+    const value = record[name];
+    if (isAbsent(value)) continue;
+    if (isAbsent(chosen[1])) chosen = [name, value];
+    else if (value !== chosen[1]) {
+      const path = at === '' ? name : `${at}.${name}`;
+      warn(report, path, `differs from ${chosen[0]}; ${chosen[0]} is stored`);
+    }
+  }
+  return chosen;
+}
+
+function readDateTime(key: string, value: unknown, path: string, report: Report) {
+  const columns = { [`${key}Local`]: null, [`${key}Text`]: null } as Record<string, string | null>;
+  if (isAbsent(value)) return columns;
+  if (typeof value === 'string' && checkStorable(value).ok) columns[`${key}Text`] = value;
+  const parsed = parseProviderDateTime(value);
+  if (!parsed.ok) {
+    const kept = columns[`${key}Text`] === null ? 'stored as null' : 'the text is kept';
+    warn(report, path, `${parsed.reason}; ${kept}`);
+    return columns;
+  }
+  columns[`${key}Local`] = parsed.value.local;
+  if (parsed.value.note !== undefined) warn(report, path, parsed.value.note);
+  return columns;
+}
+
+function warn(report: Report, path: string, reason: string): void {
+  report.warnings.add(() => ({ path, message: `${path} ${reason}` }));
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
