@@ -67,7 +67,7 @@ export async function storeDeliveries(
   // One fixed text whatever the batch size (everything travels in four JSON parameters), so it
   // is prepared once per connection (see PREPARED_STATEMENT_TAG in database.ts).
   const result = await sql<StatementRow>`
-    /* prepared:store-deliveries-v2 */
+    /* prepared:store-deliveries-v1 */
     WITH incoming AS (
       SELECT * FROM jsonb_to_recordset(${deliveriesJson(d)}::jsonb) AS i(
         position int, webhook_id bigint, event_name text, modelled boolean,
