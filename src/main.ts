@@ -1,6 +1,7 @@
 import express from 'express';
 import { createApp } from './app.ts';
 import { createCaptureWriter } from './capture/capture-writer.ts';
+import { startFeed } from './feed/start-feed.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { metricsRouter } from './http/observability.ts';
 import { projectDir } from './project-dir.ts';
@@ -49,6 +50,15 @@ async function main(): Promise<void> {
       await listen(metricsApp, { port: config.metricsPort, host: config.host, timeouts }),
     );
   }
+  const feed = await startFeed({
+    config: config.feed,
+    databaseUrl: database.url,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    timeouts,
+    logger,
+    registry: metrics.registry,
+  });
+  servers.push(...feed.servers);
   logger.info(
     {
       addresses: servers.map((server) => server.address()),
@@ -64,9 +74,11 @@ async function main(): Promise<void> {
     servers,
     beginShutdown: () => {
       shuttingDown = true;
+      feed.beginShutdown();
     },
     release: async () => {
       keys.stop();
+      await feed.stop();
       await database.close();
     },
     timeoutMs: config.server.shutdownTimeoutMs + config.server.shutdownDrainDelayMs,

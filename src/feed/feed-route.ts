@@ -18,6 +18,8 @@ export interface FeedRouteOptions {
   pageMaxBytes: number;
   notifier: Pick<FeedNotifier, 'wait'>;
   logger: Logger;
+  /** Aborted when the instance shuts down: long polls answer at once. */
+  closing?: AbortSignal;
 }
 
 /**
@@ -44,12 +46,13 @@ export function feedRouter(options: FeedRouteOptions): Router {
     inFlight += 1;
     const gone = new AbortController();
     res.once('close', () => gone.abort());
+    const stop = options.closing ? AbortSignal.any([gone.signal, options.closing]) : gone.signal;
     try {
       const deadline = Date.now() + query.waitSeconds * 1000;
       const read = () => readFeedPage(options.db, { ...query, maxBytes: options.pageMaxBytes });
       let page = await read();
-      while (page.events.length === 0 && Date.now() < deadline && !gone.signal.aborted) {
-        await options.notifier.wait(Math.min(RECHECK_MS, deadline - Date.now()), gone.signal);
+      while (page.events.length === 0 && Date.now() < deadline && !stop.aborted) {
+        await options.notifier.wait(Math.min(RECHECK_MS, deadline - Date.now()), stop);
         page = await read();
       }
       res.status(200).type('application/json').send(feedPageJson(page));
