@@ -85,7 +85,8 @@ describe('the outbox, written by the store statement', () => {
   });
 
   it('when rejections, a PayTo payment and an unmodelled event are stored, then each business record is one event', async () => {
-    const records = [rejectionRecord(), rejectionRecord()];
+    // Within one delivery, events follow business-key order.
+    const records = [rejectionRecord({ id: 'RJ-B' }), rejectionRecord({ id: 'RJ-A' })];
     await send(records, { event: 'NPPCreditRejections' }).expect(200);
     const payTo = nppPayment({ MmsId: 'MMS1' });
     await send(payTo, { event: 'PayToReceivePayment' }).expect(200);
@@ -93,8 +94,8 @@ describe('the outbox, written by the store statement', () => {
     await send({ Anything: 1 }, { event: 'NppReturn', webhookId: unmodelledId }).expect(200);
 
     expect((await events()).map((e) => [e.type, e.event_name, e.business_key])).toEqual([
-      ['credit_rejection.received', 'NPPCreditRejections', records[0]?.id],
-      ['credit_rejection.received', 'NPPCreditRejections', records[1]?.id],
+      ['credit_rejection.received', 'NPPCreditRejections', 'RJ-A'],
+      ['credit_rejection.received', 'NPPCreditRejections', 'RJ-B'],
       ['payto_payment.received', 'PayToReceivePayment', payTo.TransactionId],
       ['event.unmodelled', 'NppReturn', unmodelledId],
     ]);
