@@ -198,7 +198,12 @@ const EVERY_PAYTO_FIELD = `{
   "ReceiptNumber": "5679011",
   "MmsId": "MMS-20240614-ACME-000001",
   "InitiatingPartyName": "ACME BILLING",
-  "NPPInstructionId": "PI123456789"
+  "NPPInstructionId": "PI123456789",
+  "RefundDetails": {
+    "InboundAmount": 250.00,
+    "RefundAmount": 20.00,
+    "RefundId": 88124
+  }
 }`;
 
 const EVERY_REJECTION_FIELD = `[
@@ -442,7 +447,7 @@ const CASES: Case[] = [
   {
     name: 'pay-to-receive-payment.every-field',
     description:
-      'PayToReceivePayment: every NPPReceivePayment field plus MmsId, InitiatingPartyName, NPPInstructionId; ReceiptNumber a string, no RefundDetails; indented LF',
+      'PayToReceivePayment: every NPPReceivePayment field (USIScheme spelling, ReceiptNumber a string, legacy PM date-time) plus MmsId, InitiatingPartyName, NPPInstructionId; indented LF',
     eventName: 'PayToReceivePayment',
     body: EVERY_PAYTO_FIELD,
     expected: stored({ payto_payments: 1 }),

@@ -14,7 +14,7 @@ import { exitCode, formatSummary } from '../src/simulator/summary.ts';
 const USAGE = `usage: npm run simulate -- [options]
   --url <base>              receiver (default http://127.0.0.1:3000), POST <base>/webhooks/<event>
   --secret <value>          sent as Authorisation (default: none)
-  --events <a,b,...>        default NPPReceivePayment,InboundDirectCreditRejections,NPPCreditRejections,PayToReceivePayment
+  --events <a,b,...>        default NPPReceivePayment,InboundDirectCreditRejections,NPPCreditRejections,NppReturn
   --count <n>               distinct notifications (default 20)
   --rate <n>                deliveries started per second, 0 = no limit (default 0)
   --concurrency <n>         requests in flight (default 4)
