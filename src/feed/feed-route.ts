@@ -33,6 +33,7 @@ export function feedRouter(options: FeedRouteOptions): Router {
   let inFlight = 0;
   router.get('/feed', async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     if (!authorised(req.get('authorization'))) {
       res.setHeader('WWW-Authenticate', 'Bearer');
       return answer(res, 401, { error: 'unauthorised' });

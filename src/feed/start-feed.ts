@@ -1,7 +1,7 @@
 import express from 'express';
 import type { Registry } from 'prom-client';
 import type { FeedConfig } from '../config.ts';
-import { notFound } from '../http/errors.ts';
+import { errorHandler, notFound } from '../http/errors.ts';
 import type { Logger } from '../logger.ts';
 import { listen, type ReceiverServer, type ServerTimeouts } from '../server.ts';
 import { createDatabaseWithPool } from '../storage/database.ts';
@@ -74,6 +74,7 @@ export async function startFeed(options: {
       }),
     );
     app.use(notFound);
+    app.use(errorHandler(logs));
     servers.push(
       await listen(app, { port: config.port, host: config.host, timeouts: options.timeouts }),
     );
