@@ -143,5 +143,11 @@ describe('the normalised event body', () => {
       webhook_id: webhookId,
     });
     expect(page.next).toBe('1');
+
+    // The same event for SQL consumers, through the `feed` view.
+    const [row] = await bed.database.query<{ type: string; fields: { amount: number } }>(
+      'SELECT type, fields, payload FROM feed WHERE position > 0 ORDER BY position',
+    );
+    expect(row).toMatchObject({ type: 'payment.received', fields: { transaction_id: 'TXEXACT1' } });
   });
 });

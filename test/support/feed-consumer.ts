@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { createDatabaseWithPool } from '../../src/storage/database.ts';
 import { parseWebhookSecret } from '../../src/feed/signer.ts';
@@ -37,7 +37,7 @@ export async function startConsumer(options: {
   const verifier = new Webhook(options.secret);
   const received: ReceivedEvent[] = [];
   let unverified = 0;
-  const handle = async (req: IncomingMessage, res: import('node:http').ServerResponse) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const payload = Buffer.concat(chunks).toString('utf8');
