@@ -39,9 +39,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE INDEX feed_events_unassigned ON feed_events (id) WHERE position IS NULL`.execute(
     db,
   );
+  // Both relay indexes leave out unnumbered rows, so the delivery's statement (which inserts
+  // them unnumbered) maintains only the primary key and feed_events_unassigned.
   await sql`
     CREATE INDEX feed_events_unsent ON feed_events (event_name, business_key, position)
-    WHERE relay_state <> 'sent'
+    WHERE relay_state <> 'sent' AND position IS NOT NULL
   `.execute(db);
   await sql`
     CREATE INDEX feed_events_relay_due ON feed_events (position)

@@ -18,8 +18,10 @@ const bed = useTestbed();
 let built: TestApp;
 const running: { stop(): Promise<void> }[] = [];
 
-beforeEach(() => {
+beforeEach(async () => {
   built = buildTestApp({ db: bed.database.db, publicKey: bed.signer.publicKey });
+  // Pause is shared state: a test that paused and failed must not hold up the next one.
+  await bed.database.query('UPDATE feed_relay_control SET paused = false, reason = NULL');
 });
 afterEach(async () => {
   await Promise.all(running.splice(0).map((r) => r.stop()));
