@@ -146,6 +146,32 @@ describe('push relay', () => {
     expect(ofKey).toEqual(['payment.received', 'conflict.detected']);
   }, 60_000);
 
+  it('when the consumer answers too late, then the POST counts as failed and the event is sent again (at least once, same webhook-id)', async () => {
+    const secret = newWebhookSecret();
+    let first = true;
+    const consumer = await startConsumer({
+      secret: secret.text,
+      delayMs: () => (first ? ((first = false), 5000) : 0),
+    });
+    running.push({ stop: consumer.close });
+    const instance = startFeedInstance({
+      databaseUrl: bed.database.url,
+      url: consumer.url,
+      secret: secret.key,
+      relay: { timeoutMs: 1000 },
+    });
+    running.unshift(instance);
+    await send(nppPayment()).expect(200);
+
+    await eventually(async () => (await relayStates()).every((e) => e.relay_state === 'sent'));
+    const [state] = await relayStates();
+    expect(state?.attempts).toBeGreaterThanOrEqual(2);
+    // The consumer saw it more than once under one webhook-id: what it deduplicates on.
+    const ids = consumer.received.map((e) => e.webhookId);
+    expect(ids.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(ids)).toEqual(new Set([`evt_${state?.id}`]));
+  }, 30_000);
+
   it('when the relay is paused, then nothing is sent until it is resumed', async () => {
     const { consumer, instance } = await consumerAndRelay();
     const lines: string[] = [];

@@ -33,6 +33,8 @@ export interface ReceivedEvent {
 export async function startConsumer(options: {
   secret: string;
   answer?: (event: ReceivedEvent) => number;
+  /** Hold the answer this long (to make the relay time out). */
+  delayMs?: (event: ReceivedEvent) => number;
 }) {
   const verifier = new Webhook(options.secret);
   const received: ReceivedEvent[] = [];
@@ -63,7 +65,9 @@ export async function startConsumer(options: {
     };
     event.status = options.answer?.(event) ?? 204;
     received.push(event);
-    res.writeHead(event.status).end();
+    const delay = options.delayMs?.(event) ?? 0;
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    if (!res.destroyed) res.writeHead(event.status).end();
   };
   let server: Server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
