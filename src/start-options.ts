@@ -2,13 +2,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs, parseEnv } from 'node:util';
 import { ConfigError } from './config.ts';
 
-export const USAGE = `Usage: main [--env-file <path>] [--help]
+export const USAGE = `Usage: main [--dotenv <path>] [--help]
 
 Runs the webhook receiver, configured from the environment (README.md, "Configuration").
 
-  --env-file <path>  also read variables from this file when it exists (\`npm start\` passes
-                     .env); a variable set in the process environment wins over the file
-  --help             show this text
+  --dotenv <path>  also read variables from this file when it exists (\`npm start\` passes
+                   .env); a variable set in the process environment wins over the file
+  --help           show this text
 `;
 
 export interface StartOptions {
@@ -20,10 +20,11 @@ export function parseStartOptions(argv: readonly string[]): StartOptions {
   try {
     const { values } = parseArgs({
       args: [...argv],
-      options: { 'env-file': { type: 'string' }, help: { type: 'boolean', default: false } },
+      // Not --env-file: node and tsx take that one for themselves, and fail when the file is missing.
+      options: { dotenv: { type: 'string' }, help: { type: 'boolean', default: false } },
       strict: true,
     });
-    return { help: values.help, envFile: values['env-file'] };
+    return { help: values.help, envFile: values.dotenv };
   } catch (error) {
     throw new ConfigError([`arguments: ${error instanceof Error ? error.message : 'unreadable'}`]);
   }

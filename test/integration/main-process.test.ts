@@ -1,10 +1,11 @@
+import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bodyBytes, freshWebhookId } from '../support/deliveries.ts';
 import { freePort } from '../../tools/shared/free-port.ts';
-import { answers, runScript as run, waitFor } from '../support/receiver-process.ts';
+import { answers, PROJECT_DIR, runScript as run, waitFor } from '../support/receiver-process.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
 import {
   generateSigningKeyPair,
@@ -153,7 +154,7 @@ describe('the service process', () => {
     },
   );
 
-  it('when started with --env-file, then the file is read, the process environment wins over it, and running without a secret is a logged warning', async () => {
+  it('when started with --dotenv, then the file is read, the process environment wins over it, and running without a secret is a logged warning', async () => {
     const port = await freePort();
     const envFile = path.join(dataDir, 'receiver.env');
     // PORT in the file is bad: the process's own PORT must win, or the start fails.
@@ -167,7 +168,7 @@ describe('the service process', () => {
         DATABASE_URL: database.url,
         SIGNING_KEY: publicKeyAsProviderHex(signer.publicKey),
       },
-      { args: ['--env-file', envFile] },
+      { args: ['--dotenv', envFile] },
     );
     try {
       await waitFor(() => answers(`http://127.0.0.1:${port}/readyz`), 'the service', 60_000);
@@ -184,10 +185,26 @@ describe('the service process', () => {
     }
   }, 90_000);
 
+  it("when started through the README's own `npm start` (no .env in the checkout), then its arguments reach the receiver", async () => {
+    // `npm start` is the documented command: whatever its script passes must survive tsx and
+    // node's own option parsing (node refuses an --env-file that does not exist).
+    const child = spawn('npm', ['start', '--silent', '--', '--help'], {
+      cwd: PROJECT_DIR,
+      env: { PATH: process.env.PATH ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(output).toMatch(/Usage: main \[--dotenv <path>\]/);
+    expect(code).toBe(0);
+  });
+
   it('when asked for --help, then it prints the usage and exits 0', async () => {
     const service = run('src/main.ts', {}, { args: ['--help'] });
     expect(await service.exited).toBe(0);
-    expect(service.output()).toMatch(/^Usage: main \[--env-file <path>\]/);
+    expect(service.output()).toMatch(/^Usage: main \[--dotenv <path>\]/);
   });
 
   it('when SIGNING_KEY is not a key, then it refuses to start naming SIGNING_KEY', async () => {
