@@ -1,6 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { FieldProblem, TypedRows } from '../events/types.ts';
 import type { Database } from './database.ts';
+import { preparedStatement, runPrepared } from './prepared-statement.ts';
 import {
   lateConflictCtes,
   TYPED_TABLES,
@@ -63,47 +64,18 @@ export async function storeDeliveries(
   const d = byKey.map((item) => ({ ...item.delivery, modelled: item.typed.kind !== 'unmodelled' }));
   const [payments, payTo, rejections] = typedRowsByTable(byKey);
 
-  // One fixed text whatever the batch size (everything travels in four JSON parameters), so it
-  // is prepared once per connection (see PREPARED_STATEMENT_TAG in database.ts).
-  const result = await sql<StatementRow>`
-    /* prepared:store-deliveries-v1 */
-    WITH incoming AS (
-      SELECT * FROM jsonb_to_recordset(${deliveriesJson(d)}::jsonb) AS i(
-        position int, webhook_id bigint, event_name text, modelled boolean,
-        received_at timestamptz, body_sha256 text, raw_body_base64 text, payload jsonb,
-        content_type text, headers jsonb, request_id text, remote_address text,
-        signing_key_fingerprint text, warnings jsonb)
-    ),
-    delivery AS (
-      INSERT INTO webhook_deliveries (webhook_id, event_name, modelled, received_at, body_sha256,
-        raw_body, payload, content_type, headers, request_id, remote_address,
-        signing_key_fingerprint, warnings)
-      SELECT webhook_id, event_name, modelled, received_at, body_sha256,
-        decode(raw_body_base64, 'base64'), payload, content_type, headers, request_id,
-        remote_address, signing_key_fingerprint, warnings
-      FROM incoming ORDER BY position
-      ON CONFLICT DO NOTHING
-      RETURNING webhook_id, body_sha256
-    ),
-    ${typedRowCtes(TYPED, payments)},
-    ${typedRowCtes(PAYTO, payTo)},
-    ${typedRowCtes(REJECTIONS, rejections)},
-    tally (webhook_id, inserted, unresolved, conflicts) AS (
-      ${typedRowTally(TYPED)} UNION ALL ${typedRowTally(PAYTO)} UNION ALL ${typedRowTally(REJECTIONS)}
-    )
-    SELECT delivery.webhook_id::text AS webhook_id, delivery.body_sha256,
-      coalesce(sum(tally.inserted), 0)::int AS typed,
-      coalesce(sum(tally.unresolved), 0)::int AS unresolved,
-      coalesce(sum(tally.conflicts), 0)::int AS conflicts
-    FROM delivery LEFT JOIN tally USING (webhook_id)
-    GROUP BY delivery.webhook_id, delivery.body_sha256
-  `.execute(db);
+  const rows = await runPrepared<StatementRow, Database>(db, STORE_STATEMENT, [
+    deliveriesJson(d),
+    payments,
+    payTo,
+    rejections,
+  ]);
 
-  const late = await recordLateConflicts(db, byKey, result.rows);
+  const late = await recordLateConflicts(db, byKey, rows);
 
   // Two identical deliveries in one batch share a key; the first claims the written row and
   // the other is a duplicate, as it would be had they arrived one after the other.
-  const written = new Map(result.rows.map((row) => [`${row.webhook_id}/${row.body_sha256}`, row]));
+  const written = new Map(rows.map((row) => [`${row.webhook_id}/${row.body_sha256}`, row]));
   return batch.map(({ delivery, typed }) => {
     const key = `${delivery.webhookId}/${delivery.bodySha256}`;
     const row = written.get(key);
@@ -138,6 +110,70 @@ const PAYTO = PAYTO_TABLE;
 const REJECTIONS = REJECTIONS_TABLE;
 
 /**
+ * The store statement: one fixed text whatever the batch size (everything travels in four JSON
+ * parameters), so each connection prepares it once (see prepared-statement.ts).
+ */
+function storeTemplate(
+  deliveries: string,
+  payments: string,
+  payTo: string,
+  rejections: string,
+): RawBuilder<unknown> {
+  return sql`
+    WITH incoming AS (
+      SELECT * FROM jsonb_to_recordset(${deliveries}::jsonb) AS i(
+        position int, webhook_id bigint, event_name text, modelled boolean,
+        received_at timestamptz, body_sha256 text, raw_body_base64 text, payload jsonb,
+        content_type text, headers jsonb, request_id text, remote_address text,
+        signing_key_fingerprint text, warnings jsonb)
+    ),
+    delivery AS (
+      INSERT INTO webhook_deliveries (webhook_id, event_name, modelled, received_at, body_sha256,
+        raw_body, payload, content_type, headers, request_id, remote_address,
+        signing_key_fingerprint, warnings)
+      SELECT webhook_id, event_name, modelled, received_at, body_sha256,
+        decode(raw_body_base64, 'base64'), payload, content_type, headers, request_id,
+        remote_address, signing_key_fingerprint, warnings
+      FROM incoming ORDER BY position
+      ON CONFLICT DO NOTHING
+      RETURNING webhook_id, body_sha256
+    ),
+    ${typedRowCtes(TYPED, payments)},
+    ${typedRowCtes(PAYTO, payTo)},
+    ${typedRowCtes(REJECTIONS, rejections)},
+    tally (webhook_id, inserted, unresolved, conflicts) AS (
+      ${typedRowTally(TYPED)} UNION ALL ${typedRowTally(PAYTO)} UNION ALL ${typedRowTally(REJECTIONS)}
+    )
+    SELECT delivery.webhook_id::text AS webhook_id, delivery.body_sha256,
+      coalesce(sum(tally.inserted), 0)::int AS typed,
+      coalesce(sum(tally.unresolved), 0)::int AS unresolved,
+      coalesce(sum(tally.conflicts), 0)::int AS conflicts
+    FROM delivery LEFT JOIN tally USING (webhook_id)
+    GROUP BY delivery.webhook_id, delivery.body_sha256
+  `;
+}
+
+/** The follow-up for typed rows that lost a race (see recordLateConflicts). */
+function lateConflictTemplate(payments: string, payTo: string, rejections: string) {
+  return sql`
+    WITH ${lateConflictCtes(TYPED, payments)},
+    ${lateConflictCtes(PAYTO, payTo)},
+    ${lateConflictCtes(REJECTIONS, rejections)}
+    SELECT webhook_id::text, count(*)::int AS conflicts FROM (
+      SELECT webhook_id FROM pay_conflict UNION ALL SELECT webhook_id FROM payto_conflict
+      UNION ALL SELECT webhook_id FROM rej_conflict
+    ) c GROUP BY webhook_id
+  `;
+}
+
+const STORE_STATEMENT = preparedStatement('store-deliveries-v1', storeTemplate('', '', '', ''), 4);
+const LATE_CONFLICT_STATEMENT = preparedStatement(
+  'record-late-conflicts-v1',
+  lateConflictTemplate('', '', ''),
+  3,
+);
+
+/**
  * A second statement, only when some typed row was neither inserted nor matched by a row the
  * first statement could see (two instances inserting one key at the same moment).
  */
@@ -151,16 +187,12 @@ async function recordLateConflicts(
   const [payments, payTo, rejections] = typedRowsByTable(
     items.filter((item) => racing.has(item.delivery.webhookId)),
   );
-  const result = await sql<{ webhook_id: string; conflicts: number }>`
-    WITH ${lateConflictCtes(TYPED, payments)},
-    ${lateConflictCtes(PAYTO, payTo)},
-    ${lateConflictCtes(REJECTIONS, rejections)}
-    SELECT webhook_id::text, count(*)::int AS conflicts FROM (
-      SELECT webhook_id FROM pay_conflict UNION ALL SELECT webhook_id FROM payto_conflict
-      UNION ALL SELECT webhook_id FROM rej_conflict
-    ) c GROUP BY webhook_id
-  `.execute(db);
-  return new Map(result.rows.map((row) => [row.webhook_id, row.conflicts]));
+  const found = await runPrepared<{ webhook_id: string; conflicts: number }, Database>(
+    db,
+    LATE_CONFLICT_STATEMENT,
+    [payments, payTo, rejections],
+  );
+  return new Map(found.map((row) => [row.webhook_id, row.conflicts]));
 }
 
 /**
