@@ -57,7 +57,8 @@ export function readRecord(
 ): Record<string, string | null> {
   const row: Record<string, string | null> = {};
   for (const field of fields) {
-    const [name, value] = pick(record, field, at, report);
+    const name = pick(record, field, at, report);
+    const value = record[name];
     const path = at === '' ? name : `${at}.${name}`;
     if (field.kind === 'date-time') {
       Object.assign(row, readDateTime(field.key, value, path, report));
@@ -89,22 +90,25 @@ export function readRecord(
   return row;
 }
 
-/** The first spelling that holds a value (or the first spelling, when none does). */
+/**
+ * The first spelling that holds a value (or the first spelling, when none does). Every field of
+ * every delivery passes here: nothing is allocated unless a variant spelling is present.
+ */
 function pick(
   record: Readonly<Record<string, unknown>>,
   field: FieldSpec,
   at: string,
   report: Report,
-): [string, unknown] {
-  const [first = field.key, ...variants] = field.from;
-  let chosen: [string, unknown] = [first, record[first]];
-  for (const name of variants) {
+): string {
+  let chosen = field.from[0] ?? field.key;
+  for (let index = 1; index < field.from.length; index += 1) {
+    const name = field.from[index] as string;
     const value = record[name];
     if (isAbsent(value)) continue;
-    if (isAbsent(chosen[1])) chosen = [name, value];
-    else if (value !== chosen[1]) {
+    if (isAbsent(record[chosen])) chosen = name;
+    else if (value !== record[chosen]) {
       const path = at === '' ? name : `${at}.${name}`;
-      warn(report, path, `differs from ${chosen[0]}; ${chosen[0]} is stored`);
+      warn(report, path, `differs from ${chosen}; ${chosen} is stored`);
     }
   }
   return chosen;

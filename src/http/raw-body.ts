@@ -62,7 +62,8 @@ export function rawBody(options: RawBodyOptions): RequestHandler {
         next(error);
         return;
       }
-      req.body = Buffer.concat(chunks, size);
+      // A small body usually arrives in one chunk: it is the body as it is, without a copy.
+      req.body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
       next();
     };
     const onData = (chunk: Buffer) => {

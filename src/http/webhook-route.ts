@@ -103,24 +103,27 @@ export function webhookRoutes(
     delivery: DeliveryAnswer,
     name: string,
     model: EventModel | undefined,
+    remoteAddress: string | null = req.ip ?? null,
   ) => {
     sendEnvelope(res, delivery.httpStatus, delivery.description, delivery.errors);
     deps.metrics.deliveries.inc({ event: model?.name ?? 'unmodelled', outcome: delivery.outcome });
     if (delivery.conflicts) {
       deps.metrics.conflicts.inc({ event: model?.name ?? 'unmodelled' }, delivery.conflicts);
     }
+    // One object, filled in order (no spread of a throwaway object per optional field).
+    const line: Record<string, unknown> = {
+      requestId: res.locals.requestId,
+      ...delivery.log,
+      event: model?.name ?? name,
+      outcome: delivery.outcome,
+      status: delivery.httpStatus,
+      durationMs: Math.round(performance.now() - (res.locals.startedAt as number)),
+    };
+    if (Buffer.isBuffer(req.body)) line.bodyBytes = req.body.length;
+    line.remoteAddress = remoteAddress;
+    if (delivery.error !== undefined) line.err = delivery.error;
     deps.logger[delivery.notable ? 'warn' : LOG_LEVEL[delivery.outcome]](
-      {
-        requestId: res.locals.requestId,
-        ...delivery.log,
-        event: model?.name ?? name,
-        outcome: delivery.outcome,
-        status: delivery.httpStatus,
-        durationMs: Math.round(performance.now() - (res.locals.startedAt as number)),
-        ...(Buffer.isBuffer(req.body) && { bodyBytes: req.body.length }),
-        remoteAddress: req.ip ?? null,
-        ...(delivery.error !== undefined && { err: delivery.error }),
-      },
+      line,
       delivery.outcome === 'error' ? 'delivery NOT stored' : 'delivery',
     );
   };
@@ -140,15 +143,17 @@ export function webhookRoutes(
   /** From the signature on, once the body is in. */
   const deliver = async (req: Request, res: Response, name: string) => {
     const model = findEventModel(name);
+    // Express works the address out anew (X-Forwarded-For, trust proxy) at every read.
+    const remoteAddress = req.ip ?? null;
     const delivery = await receiveDelivery(deps, {
       eventName: model?.name ?? name,
       model,
       rawBody: req.body as Buffer,
       headers: req.headers,
       requestId: res.locals.requestId as string,
-      remoteAddress: req.ip ?? null,
+      remoteAddress,
     });
-    answer(req, res, delivery, name, model);
+    answer(req, res, delivery, name, model, remoteAddress);
     // After the answer: capture never delays or changes it (the writer never throws).
     void deps.capture?.({
       eventName: name,

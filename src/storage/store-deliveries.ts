@@ -201,7 +201,7 @@ async function recordLateConflicts(
  * concurrent statements lock keys in one order; `position` is that order.
  */
 function typedRowsByTable(items: readonly DeliveryToStore[]): [string, string, string] {
-  const tables: Record<TypedRows['kind'], TypedItem[]> = {
+  const tables: Record<TypedRows['kind'], { key: string; item: TypedItem }[]> = {
     'npp-payment': [],
     'payto-payment': [],
     'credit-rejections': [],
@@ -211,21 +211,30 @@ function typedRowsByTable(items: readonly DeliveryToStore[]): [string, string, s
     const list = tables[typed.kind];
     typed.rows.forEach((row, recordIndex) => {
       list.push({
-        webhook_id: delivery.webhookId,
-        body_sha256: delivery.bodySha256,
-        event_name: delivery.eventName,
-        record_index: recordIndex,
         key: 'rejectionId' in row ? row.rejectionId : row.transactionId,
-        row: columns(row, delivery),
+        item: {
+          position: 0,
+          webhook_id: delivery.webhookId,
+          body_sha256: delivery.bodySha256,
+          event_name: delivery.eventName,
+          record_index: recordIndex,
+          row: columns(row, delivery),
+        },
       });
     });
   }
-  const json = (list: TypedItem[]) =>
-    JSON.stringify(
-      list
-        .sort((a, b) => compareText(a.event_name, b.event_name) || compareText(a.key, b.key))
-        .map(({ key: _key, ...item }, position) => ({ position, ...item })),
+  const json = (list: { key: string; item: TypedItem }[]) => {
+    list.sort(
+      (a, b) => compareText(a.item.event_name, b.item.event_name) || compareText(a.key, b.key),
     );
+    // The items are numbered in place: no copies of them just to add or drop a field.
+    return JSON.stringify(
+      list.map((entry, position) => {
+        entry.item.position = position;
+        return entry.item;
+      }),
+    );
+  };
   return [
     json(tables['npp-payment']),
     json(tables['payto-payment']),
@@ -234,11 +243,11 @@ function typedRowsByTable(items: readonly DeliveryToStore[]): [string, string, s
 }
 
 interface TypedItem {
+  position: number;
   webhook_id: string;
   body_sha256: string;
   event_name: string;
   record_index: number;
-  key: string;
   row: Record<string, unknown>;
 }
 
@@ -249,7 +258,8 @@ function columns(row: object, delivery: NewDelivery): Record<string, unknown> {
     event_name: delivery.eventName,
     received_at: delivery.receivedAt.toISOString(),
   };
-  for (const [key, value] of Object.entries(row)) record[columnName(key)] = value;
+  const fields = row as Record<string, unknown>;
+  for (const key in fields) record[columnName(key)] = fields[key];
   return record;
 }
 
