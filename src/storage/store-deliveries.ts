@@ -61,11 +61,10 @@ export async function storeDeliveries(
   batch: readonly DeliveryToStore[],
 ): Promise<StoredOutcome[]> {
   const byKey = [...batch].sort((a, b) => compareIds(a.delivery.webhookId, b.delivery.webhookId));
-  const d = byKey.map((item) => ({ ...item.delivery, modelled: item.typed.kind !== 'unmodelled' }));
   const [payments, payTo, rejections] = typedRowsByTable(byKey);
 
   const rows = await runPrepared<StatementRow, Database>(db, STORE_STATEMENT, [
-    deliveriesJson(d),
+    deliveriesJson(byKey),
     payments,
     payTo,
     rejections,
@@ -201,7 +200,7 @@ async function recordLateConflicts(
  * concurrent statements lock keys in one order; `position` is that order.
  */
 function typedRowsByTable(items: readonly DeliveryToStore[]): [string, string, string] {
-  const tables: Record<TypedRows['kind'], { key: string; item: TypedItem }[]> = {
+  const tables: Record<TypedRows['kind'], TypedItem[]> = {
     'npp-payment': [],
     'payto-payment': [],
     'credit-rejections': [],
@@ -210,30 +209,16 @@ function typedRowsByTable(items: readonly DeliveryToStore[]): [string, string, s
   for (const { delivery, typed } of items) {
     const list = tables[typed.kind];
     typed.rows.forEach((row, recordIndex) => {
-      list.push({
-        key: 'rejectionId' in row ? row.rejectionId : row.transactionId,
-        item: {
-          position: 0,
-          webhook_id: delivery.webhookId,
-          body_sha256: delivery.bodySha256,
-          event_name: delivery.eventName,
-          record_index: recordIndex,
-          row: columns(row, delivery),
-        },
-      });
+      const key = 'rejectionId' in row ? row.rejectionId : row.transactionId;
+      list.push({ key, delivery, recordIndex, row });
     });
   }
-  const json = (list: { key: string; item: TypedItem }[]) => {
+  const json = (list: TypedItem[]) => {
     list.sort(
-      (a, b) => compareText(a.item.event_name, b.item.event_name) || compareText(a.key, b.key),
+      (a, b) =>
+        compareText(a.delivery.eventName, b.delivery.eventName) || compareText(a.key, b.key),
     );
-    // The items are numbered in place: no copies of them just to add or drop a field.
-    return JSON.stringify(
-      list.map((entry, position) => {
-        entry.item.position = position;
-        return entry.item;
-      }),
-    );
+    return `[${list.map(typedItemJson).join(',')}]`;
   };
   return [
     json(tables['npp-payment']),
@@ -243,32 +228,36 @@ function typedRowsByTable(items: readonly DeliveryToStore[]): [string, string, s
 }
 
 interface TypedItem {
-  position: number;
-  webhook_id: string;
-  body_sha256: string;
-  event_name: string;
-  record_index: number;
-  row: Record<string, unknown>;
+  key: string;
+  delivery: NewDelivery;
+  recordIndex: number;
+  row: object;
 }
 
-/** A typed row keyed by column name (`payIdName` -> `pay_id_name`), with its delivery's keys. */
-function columns(row: object, delivery: NewDelivery): Record<string, unknown> {
-  const record: Record<string, unknown> = {
-    webhook_id: delivery.webhookId,
-    event_name: delivery.eventName,
-    received_at: delivery.receivedAt.toISOString(),
-  };
+/**
+ * One typed row as JSON text: its place, its delivery's keys, and the row keyed by column name
+ * (`payIdName` -> `pay_id_name`) with its delivery's keys. Written out directly: building an
+ * object of some thirty columns to stringify it took twice as long, and made garbage.
+ */
+function typedItemJson({ delivery, recordIndex, row }: TypedItem, position: number): string {
+  const webhookId = JSON.stringify(delivery.webhookId);
+  const eventName = text(delivery.eventName);
+  let json =
+    `{"position":${position},"webhook_id":${webhookId},"body_sha256":"${delivery.bodySha256}",` +
+    `"event_name":${eventName},"record_index":${recordIndex},"row":{"webhook_id":${webhookId},` +
+    `"event_name":${eventName},"received_at":"${delivery.receivedAt.toISOString()}"`;
   const fields = row as Record<string, unknown>;
-  for (const key in fields) record[columnName(key)] = fields[key];
-  return record;
+  for (const key in fields) json += `,${columnKey(key)}${JSON.stringify(fields[key]) ?? 'null'}`;
+  return `${json}}}`;
 }
 
 const COLUMN_NAMES = new Map<string, string>();
 
-function columnName(key: string): string {
+/** `"pay_id_name":` for `payIdName`. */
+function columnKey(key: string): string {
   let name = COLUMN_NAMES.get(key);
   if (name === undefined) {
-    name = key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+    name = `${JSON.stringify(key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`))}:`;
     COLUMN_NAMES.set(key, name);
   }
   return name;
@@ -279,12 +268,11 @@ function columnName(key: string): string {
  * as it is (already parsed once, so valid JSON), and Postgres parses it exactly once, into the
  * payload column, with every number as exact as it was sent. Raw bytes travel as base64.
  */
-function deliveriesJson(deliveries: readonly (NewDelivery & { modelled: boolean })[]): string {
-  const text = (value: string | null) => (value === null ? 'null' : JSON.stringify(value));
-  const rows = deliveries.map(
-    (x, position) =>
+function deliveriesJson(items: readonly DeliveryToStore[]): string {
+  const rows = items.map(
+    ({ delivery: x, typed }, position) =>
       `{"position":${position},"webhook_id":${x.webhookId},"event_name":${text(x.eventName)},` +
-      `"modelled":${x.modelled},"received_at":"${x.receivedAt.toISOString()}",` +
+      `"modelled":${typed.kind !== 'unmodelled'},"received_at":"${x.receivedAt.toISOString()}",` +
       `"body_sha256":"${x.bodySha256}","raw_body_base64":"${x.rawBody.toString('base64')}",` +
       `"payload":${x.payloadJson ?? 'null'},"content_type":${text(x.contentType)},` +
       `"headers":${JSON.stringify(x.headers)},"request_id":${text(x.requestId)},` +
@@ -293,6 +281,10 @@ function deliveriesJson(deliveries: readonly (NewDelivery & { modelled: boolean 
       `"warnings":${JSON.stringify(x.warnings ?? [])}}`,
   );
   return `[${rows.join(',')}]`;
+}
+
+function text(value: string | null): string {
+  return value === null ? 'null' : JSON.stringify(value);
 }
 
 /** Webhookids are decimal text of up to 19 digits: compare as numbers without BigInt. */
