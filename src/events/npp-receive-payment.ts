@@ -98,19 +98,28 @@ function readPayment(
     const message = `The body must be a JSON object (one ${eventName} notification)`;
     return { ok: false as const, problems: [{ path: '', message }] };
   }
-  const row = { ...readRecord(input, fields, '', report), ...readRefund(input, report) };
+  // The refund's columns go into the same row: a spread copy of some thirty columns cost more
+  // than reading them.
+  const row = readRefund(input, report, readRecord(input, fields, '', report));
   if (report.problems.count > 0) return { ok: false as const, problems: report.problems.list() };
   return { ok: true as const, row, warnings: report.warnings.list() };
 }
 
-function readRefund(body: Record<string, unknown>, report: Parameters<typeof readRecord>[3]) {
+function readRefund(
+  body: Record<string, unknown>,
+  report: Parameters<typeof readRecord>[3],
+  row: Record<string, string | null>,
+) {
   const refund = body.RefundDetails;
-  if (isPlainObject(refund)) return readRecord(refund, REFUND_FIELDS, 'RefundDetails', report);
+  if (isPlainObject(refund)) return readRecord(refund, REFUND_FIELDS, 'RefundDetails', report, row);
   if (refund !== undefined && refund !== null) {
     report.warnings.add(() => ({
       path: 'RefundDetails',
       message: 'RefundDetails must be an object or null; its parts are stored as null',
     }));
   }
-  return { refundInboundAmount: null, refundAmount: null, refundId: null };
+  row.refundInboundAmount = null;
+  row.refundAmount = null;
+  row.refundId = null;
+  return row;
 }

@@ -47,21 +47,22 @@ const PARSERS: Record<Exclude<FieldKind, 'date-time'>, (value: unknown) => Parse
  * Reads one JSON object field by field. A required field that is missing or unreadable is a
  * problem (the body is refused); any other field that cannot be read becomes null with a
  * warning (the delivery is stored): an odd optional field never costs a payment.
- * `at` is the record's path in the body ("" for the body, "[2]", "RefundDetails").
+ * `at` is the record's path in the body ("" for the body, "[2]", "RefundDetails"). The columns
+ * are added to `row` (a new one by default), which is returned.
  */
 export function readRecord(
   record: Readonly<Record<string, unknown>>,
   fields: readonly FieldSpec[],
   at: string,
   report: Report,
+  row: Record<string, string | null> = {},
 ): Record<string, string | null> {
-  const row: Record<string, string | null> = {};
   for (const field of fields) {
     const name = pick(record, field, at, report);
     const value = record[name];
     const path = at === '' ? name : `${at}.${name}`;
     if (field.kind === 'date-time') {
-      Object.assign(row, readDateTime(field.key, value, path, report));
+      readDateTime(row, field.key, value, path, report);
       continue;
     }
     if (isAbsent(value)) {
@@ -114,18 +115,38 @@ function pick(
   return chosen;
 }
 
-function readDateTime(key: string, value: unknown, path: string, report: Report) {
-  const columns = { [`${key}Local`]: null, [`${key}Text`]: null } as Record<string, string | null>;
-  if (isAbsent(value)) return columns;
-  if (typeof value === 'string' && checkStorable(value).ok) columns[`${key}Text`] = value;
+/** `<key>Local` and `<key>Text` into `row` (in that order). */
+function readDateTime(
+  row: Record<string, string | null>,
+  key: string,
+  value: unknown,
+  path: string,
+  report: Report,
+): void {
+  const [local, text] = dateTimeColumns(key);
+  row[local] = null;
+  row[text] = null;
+  if (isAbsent(value)) return;
+  if (typeof value === 'string' && checkStorable(value).ok) row[text] = value;
   const parsed = parseProviderDateTime(value);
   if (!parsed.ok) {
-    const kept = columns[`${key}Text`] === null ? 'stored as null' : 'the text is kept';
+    const kept = row[text] === null ? 'stored as null' : 'the text is kept';
     warn(report, path, `${parsed.reason}; ${kept}`);
-    return columns;
+    return;
   }
-  columns[`${key}Local`] = parsed.value.local;
+  row[local] = parsed.value.local;
   if (parsed.value.note !== undefined) warn(report, path, parsed.value.note);
+}
+
+/** The column names of a date-time key, made once per key rather than for every delivery. */
+const DATE_TIME_COLUMNS = new Map<string, readonly [string, string]>();
+
+function dateTimeColumns(key: string): readonly [string, string] {
+  let columns = DATE_TIME_COLUMNS.get(key);
+  if (columns === undefined) {
+    columns = [`${key}Local`, `${key}Text`];
+    DATE_TIME_COLUMNS.set(key, columns);
+  }
   return columns;
 }
 
