@@ -42,7 +42,7 @@ export function concurrencyLimit(options: {
         options.gauge.set(inUse);
       };
       (res as Holder)[held] = release;
-      res.once('close', release);
+      res.on('close', release); // 'close' comes once; 'on' spares the once-wrapper per request
       next();
     },
     giveBack(_req, res, next) {

@@ -46,7 +46,7 @@ export function rawBody(options: RawBodyOptions): RequestHandler {
       budget.release(reserved);
       reserved = 0;
     };
-    res.once('close', releaseAll);
+    res.on('close', releaseAll); // 'close' comes once; 'on' spares the once-wrapper per request
     let settled = false;
     const settle = (error?: unknown) => {
       if (settled) return;
