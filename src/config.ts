@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
 import { PUBLIC_KEY_PATH } from './shared/platform-key.ts';
+import { parseWebhookSecret } from './feed/signer.ts';
 
 /**
  * Configuration is one pure function over the environment. Every bad key is reported at once,
@@ -123,6 +124,19 @@ const envSchema = z.object({
   METRICS_HOST: listenHost.default('127.0.0.1'),
   LOG_BUFFER_BYTES: integer(16 * 1024, 256 * MIB).default(4 * MIB),
   CAPTURE_DIR: optionalText,
+  FEED_TOKEN: z.string().trim().min(24, 'must be at least 24 characters').optional(),
+  FEED_PORT: integer(0, 65_535).default(3002),
+  FEED_HOST: z.string().trim().min(1).default('127.0.0.1'),
+  FEED_PAGE_MAX_BYTES: integer(64 * 1024, 64 * MIB).default(8 * MIB),
+  FEED_ASSIGN_INTERVAL_MS: integer(10, 60_000).default(100),
+  FEED_DATABASE_POOL_MAX: integer(1, 50).default(2),
+  FEED_HTTP_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  FEED_HTTP_SECRET: z.string().optional(),
+  FEED_HTTP_TIMEOUT_MS: integer(100, 120_000).default(10_000),
+  FEED_HTTP_CONCURRENCY: integer(1, 1000).default(8),
+  FEED_RETRY_BASE_MS: integer(10, 3_600_000).default(1000),
+  FEED_RETRY_MAX_MS: integer(10, 86_400_000).default(300_000),
+  FEED_MAX_AGE_MS: integer(1000, 2_592_000_000).default(259_200_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -191,6 +205,31 @@ export interface Config {
   /** Write each authenticated delivery here in the captured-fixture format. */
   readonly captureDir: string | undefined;
   readonly logLevel: string;
+  /** The feed (docs/feed.md): positions always; pull endpoint and push relay when configured. */
+  readonly feed: FeedConfig;
+}
+
+export interface FeedConfig {
+  /** GET /feed is served (on its own listener) only when a token is set. */
+  readonly token: string | undefined;
+  readonly port: number;
+  readonly host: string;
+  readonly pageMaxBytes: number;
+  readonly assignIntervalMs: number;
+  readonly poolMax: number;
+  /** The push relay, when FEED_HTTP_URL is set. */
+  readonly relay:
+    | {
+        readonly url: string;
+        /** Key bytes of each FEED_HTTP_SECRET (several during a rotation). */
+        readonly secrets: readonly Buffer[];
+        readonly timeoutMs: number;
+        readonly concurrency: number;
+        readonly retryBaseMs: number;
+        readonly retryMaxMs: number;
+        readonly maxAgeMs: number;
+      }
+    | undefined;
 }
 
 export class ConfigError extends Error {
@@ -295,6 +334,36 @@ export function loadConfig(
     logBufferBytes: e.LOG_BUFFER_BYTES,
     captureDir: e.CAPTURE_DIR,
     logLevel: e.LOG_LEVEL,
+    feed: feedConfig(e),
+  });
+}
+
+function feedConfig(e: z.infer<typeof envSchema>): FeedConfig {
+  const secrets = parseSecrets(e.FEED_HTTP_SECRET).map(parseWebhookSecret);
+  const problems = secrets
+    .filter((s) => typeof s === 'string')
+    .map((s) => `FEED_HTTP_SECRET: ${s}`);
+  if (e.FEED_HTTP_URL && secrets.length === 0)
+    problems.push('FEED_HTTP_SECRET: required with FEED_HTTP_URL');
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze({
+    token: e.FEED_TOKEN,
+    port: e.FEED_PORT,
+    host: e.FEED_HOST,
+    pageMaxBytes: e.FEED_PAGE_MAX_BYTES,
+    assignIntervalMs: e.FEED_ASSIGN_INTERVAL_MS,
+    poolMax: e.FEED_DATABASE_POOL_MAX,
+    relay: e.FEED_HTTP_URL
+      ? Object.freeze({
+          url: e.FEED_HTTP_URL,
+          secrets: secrets.filter((s): s is Buffer => typeof s !== 'string'),
+          timeoutMs: e.FEED_HTTP_TIMEOUT_MS,
+          concurrency: e.FEED_HTTP_CONCURRENCY,
+          retryBaseMs: e.FEED_RETRY_BASE_MS,
+          retryMaxMs: Math.max(e.FEED_RETRY_MAX_MS, e.FEED_RETRY_BASE_MS),
+          maxAgeMs: e.FEED_MAX_AGE_MS,
+        })
+      : undefined,
   });
 }
 

@@ -1,6 +1,7 @@
 import express from 'express';
 import { createApp } from './app.ts';
 import { createCaptureWriter } from './capture/capture-writer.ts';
+import { startFeed } from './feed/start-feed.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { metricsRouter } from './http/observability.ts';
 import { projectDir } from './project-dir.ts';
@@ -75,6 +76,15 @@ async function main(log: { stream?: LogStream }): Promise<void> {
       await listen(metricsApp, { port: config.metricsPort, host: config.metricsHost, timeouts }),
     );
   }
+  const feed = await startFeed({
+    config: config.feed,
+    databaseUrl: database.url,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    timeouts,
+    logger,
+    registry: metrics.registry,
+  });
+  servers.push(...feed.servers);
   logger.info(
     {
       addresses: servers.map((server) => server.address()),
@@ -91,10 +101,12 @@ async function main(log: { stream?: LogStream }): Promise<void> {
     servers,
     beginShutdown: () => {
       shuttingDown = true;
+      feed.beginShutdown();
     },
     release: async () => {
       keys.stop();
       await recovery?.stop();
+      await feed.stop();
       await database.close();
     },
     timeoutMs: config.server.shutdownTimeoutMs + config.server.shutdownDrainDelayMs,

@@ -7,6 +7,8 @@ import { resolveEmbeddedDataDir, startEmbeddedPostgres } from './embedded-postgr
 export interface OpenDatabase {
   db: Db;
   pool: pg.Pool;
+  /** The database's URL (the embedded one's, when started), for components with their own pool. */
+  url: string;
   /** Closes the pool, then stops the embedded Postgres if this process started one. */
   close(): Promise<void>;
 }
@@ -52,6 +54,7 @@ export async function openDatabase(
   return {
     db,
     pool,
+    url,
     close: async () => {
       await db.destroy();
       await stopEmbedded();

@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { FieldProblem, TypedRows } from '../events/types.ts';
 import type { Database } from './database.ts';
 import { preparedStatement, runPrepared } from './prepared-statement.ts';
+import { feedOutboxCte, type OutboxSource } from './feed-outbox-sql.ts';
 import {
   lateConflictCtes,
   TYPED_TABLES,
@@ -108,6 +109,58 @@ const TYPED = PAYMENTS_TABLE;
 const PAYTO = PAYTO_TABLE;
 const REJECTIONS = REJECTIONS_TABLE;
 
+/** A conflict recorded by `<alias>_conflict` is a `conflict.detected` event. */
+const conflictEvents = (alias: string): OutboxSource => ({
+  type: 'conflict.detected',
+  from: `${alias}_conflict`,
+  eventName: 'event_name',
+  businessKey: 'business_key',
+  webhookId: 'webhook_id',
+  conflictId: 'id',
+});
+
+/**
+ * The feed's events (docs/feed.md), from what this statement inserted: each typed row, each
+ * unmodelled delivery, then each conflict (after the key's own row, as positions will be).
+ */
+const STORE_OUTBOX = feedOutboxCte([
+  {
+    type: 'payment.received',
+    from: `${TYPED.alias}_ins`,
+    eventName: "'NPPReceivePayment'",
+    businessKey: 'transaction_id',
+    webhookId: 'webhook_id',
+  },
+  {
+    type: 'payto_payment.received',
+    from: `${PAYTO.alias}_ins`,
+    eventName: "'PayToReceivePayment'",
+    businessKey: 'transaction_id',
+    webhookId: 'webhook_id',
+  },
+  {
+    type: 'credit_rejection.received',
+    from: `${REJECTIONS.alias}_ins`,
+    eventName: 'event_name',
+    businessKey: 'rejection_id',
+    webhookId: 'webhook_id',
+  },
+  {
+    type: 'event.unmodelled',
+    from: 'delivery',
+    eventName: 'event_name',
+    businessKey: 'webhook_id',
+    webhookId: 'webhook_id',
+    where: 'NOT modelled',
+  },
+  ...[TYPED, PAYTO, REJECTIONS].map((t) => conflictEvents(t.alias)),
+]);
+
+/** Conflicts recorded by the follow-up statement reach the feed in that statement. */
+const LATE_CONFLICT_OUTBOX = feedOutboxCte(
+  [TYPED, PAYTO, REJECTIONS].map((t) => conflictEvents(t.alias)),
+);
+
 /**
  * The store statement: one fixed text whatever the batch size (everything travels in four JSON
  * parameters), so each connection prepares it once (see prepared-statement.ts).
@@ -135,11 +188,12 @@ function storeTemplate(
         remote_address, signing_key_fingerprint, warnings
       FROM incoming ORDER BY position
       ON CONFLICT DO NOTHING
-      RETURNING webhook_id, body_sha256
+      RETURNING webhook_id, body_sha256, event_name, modelled
     ),
     ${typedRowCtes(TYPED, payments)},
     ${typedRowCtes(PAYTO, payTo)},
     ${typedRowCtes(REJECTIONS, rejections)},
+    ${STORE_OUTBOX},
     tally (webhook_id, inserted, unresolved, conflicts) AS (
       ${typedRowTally(TYPED)} UNION ALL ${typedRowTally(PAYTO)} UNION ALL ${typedRowTally(REJECTIONS)}
     )
@@ -157,7 +211,8 @@ function lateConflictTemplate(payments: string, payTo: string, rejections: strin
   return sql`
     WITH ${lateConflictCtes(TYPED, payments)},
     ${lateConflictCtes(PAYTO, payTo)},
-    ${lateConflictCtes(REJECTIONS, rejections)}
+    ${lateConflictCtes(REJECTIONS, rejections)},
+    ${LATE_CONFLICT_OUTBOX}
     SELECT webhook_id::text, count(*)::int AS conflicts FROM (
       SELECT webhook_id FROM pay_conflict UNION ALL SELECT webhook_id FROM payto_conflict
       UNION ALL SELECT webhook_id FROM rej_conflict

@@ -65,7 +65,7 @@ export function typedRowCtes(t: TypedTable, rowsJson: string): RawBuilder<unknow
   ${raw(`${a}_ins`)} AS (
     INSERT INTO ${raw(t.table)} SELECT (r).* FROM ${raw(`${a}_in`)} ORDER BY position
     ON CONFLICT DO NOTHING
-    RETURNING ${raw(t.key.join(', '))}
+    RETURNING ${raw(t.key.join(', '))}, webhook_id
   ),
   ${raw(`${a}_seen`)} AS (
     SELECT i.position, i.record_index, i.event_name, i.r,
@@ -134,6 +134,6 @@ function recordConflicts(t: TypedTable, candidates: RawBuilder<unknown>): RawBui
     FROM (${candidates}) c
     WHERE c.differences IS NOT NULL
     ON CONFLICT DO NOTHING
-    RETURNING webhook_id
+    RETURNING id, webhook_id, event_name, business_key
   )`;
 }

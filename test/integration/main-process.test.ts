@@ -20,6 +20,7 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database.
  */
 
 const SECRET = 'Basic bWFpbi1wcm9jZXNzLXRlc3Q=';
+const FEED_TOKEN = 'main-process-feed-token-0123456789';
 
 let signer: SigningKeyPair;
 let dataDir: string;
@@ -43,10 +44,13 @@ function logLine(output: string, msg: string): Record<string, unknown> | undefin
 }
 
 describe('the service process', () => {
-  it('when started with no DATABASE_URL, then it serves on the embedded Postgres, stores a delivery, and stops cleanly on SIGTERM', async () => {
+  it('when started with no DATABASE_URL, then it serves on the embedded Postgres, stores a delivery, hands it on through GET /feed on its own port, and stops cleanly on SIGTERM', async () => {
     const port = await freePort();
     const metricsPort = await freePort();
+    const feedPort = await freePort();
     const service = run('src/main.ts', {
+      FEED_TOKEN: FEED_TOKEN,
+      FEED_PORT: String(feedPort),
       PORT: String(port),
       HOST: '127.0.0.1',
       METRICS_PORT: String(metricsPort),
@@ -91,12 +95,23 @@ describe('the service process', () => {
       expect(logLine(service.output(), 'receiver listening')?.addresses).toEqual([
         { address: '127.0.0.1', family: 'IPv4', port },
         { address: '127.0.0.1', family: 'IPv4', port: metricsPort },
+        // The feed's own listener (merged from the feed branch), on loopback too.
+        { address: '127.0.0.1', family: 'IPv4', port: feedPort },
       ]);
+      const auth = { Authorization: `Bearer ${FEED_TOKEN}` };
+      const feed = await fetch(`http://127.0.0.1:${feedPort}/feed?wait=20`, { headers: auth });
+      expect(feed.status).toBe(200);
+      const page = (await feed.json()) as { events: { type: string }[]; next: string };
+      expect(page.events.map((e) => e.type)).toEqual(['payment.received']);
+      expect(page.next).toBe('1');
+      // Not on the public listener.
+      expect((await fetch(`${base}/feed`, { headers: auth })).status).toBe(404);
 
       service.child.kill('SIGTERM');
       expect(await service.exited).toBe(0);
       expect(service.output()).toContain('"msg":"stopped"');
       expect(service.output()).not.toContain('bWFpbi1wcm9jZXNzLXRlc3Q');
+      expect(service.output()).not.toContain(FEED_TOKEN);
     } finally {
       service.child.kill('SIGKILL');
     }

@@ -9,6 +9,7 @@ export const STORED_TABLES = [
   'credit_rejections',
   'conflicts',
   'quarantined_deliveries',
+  'feed_events',
 ] as const;
 
 export interface Testbed {

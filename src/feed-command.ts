@@ -1,0 +1,38 @@
+import { ConfigError, loadConfig } from './config.ts';
+import { FEED_HELP, runFeedCommand } from './feed/feed-command.ts';
+import { createLogger } from './logger.ts';
+import { projectDir } from './project-dir.ts';
+import { migrateToLatest } from './storage/migrator.ts';
+import { openDatabase } from './storage/open-database.ts';
+
+/** `npm run feed -- <command>`: the feed relay's operator commands (see --help). */
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  if (args.length === 0 || args[0] === '--help' || args[0] === '-h') {
+    process.stdout.write(FEED_HELP);
+    return args.length === 0 ? 2 : 0;
+  }
+  const config = loadConfig(process.env);
+  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
+  const database = await openDatabase(config, logger, projectDir());
+  try {
+    await migrateToLatest(database.db, logger);
+    return await runFeedCommand(
+      database.pool,
+      args,
+      (line) => process.stdout.write(`${line}\n`),
+      (line) => process.stderr.write(`${line}\n`),
+    );
+  } finally {
+    await database.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    const message = error instanceof ConfigError ? error.message : String(error);
+    process.stderr.write(`feed command failed: ${message}\n`);
+    process.exit(1);
+  },
+);

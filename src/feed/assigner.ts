@@ -1,0 +1,97 @@
+import { sql } from 'kysely';
+import type { Logger } from '../logger.ts';
+import type { Db } from '../storage/database.ts';
+
+/** Any constant both sides agree on: the advisory lock that makes assigners one at a time. */
+export const ASSIGNER_LOCK_KEY = 0x66656564; // "feed"
+
+/** Consumers LISTEN on this channel; the payload is the highest position assigned. */
+export const FEED_CHANNEL = 'feed_positions';
+
+const MAX_PER_RUN = 5000;
+
+/**
+ * One assigner run (docs/feed.md, "Positions in commit order"): under a transaction-scoped
+ * advisory lock, number the committed events that have no position yet, in id order, from the
+ * highest position already assigned, and notify listeners; the commit releases the lock. The
+ * numbering statement runs after the lock is granted, so its snapshot holds every earlier
+ * run's positions, and each run is visible before the next begins: positions become visible
+ * in ascending order, and `position > $last` never skips one. Returns how many were numbered
+ * (0 also when another instance holds the lock).
+ */
+export async function assignPositions(db: Db, maxPerRun = MAX_PER_RUN): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const lock = await sql<{ locked: boolean }>`
+      SELECT pg_try_advisory_xact_lock(${ASSIGNER_LOCK_KEY}) AS locked
+    `.execute(trx);
+    if (!lock.rows[0]?.locked) return 0;
+    const result = await sql<{ assigned: number; highest: string | null }>`
+      WITH next AS (
+        SELECT id, row_number() OVER (ORDER BY id) AS n
+        FROM (SELECT id FROM feed_events WHERE position IS NULL ORDER BY id LIMIT ${maxPerRun}) u
+      ),
+      base AS (SELECT coalesce(max(position), 0) AS top FROM feed_events WHERE position IS NOT NULL),
+      numbered AS (
+        UPDATE feed_events e SET position = base.top + next.n
+        FROM next, base WHERE e.id = next.id
+        RETURNING e.position
+      )
+      SELECT count(*)::int AS assigned, max(position)::text AS highest FROM numbered
+    `.execute(trx);
+    const { assigned = 0, highest = null } = result.rows[0] ?? {};
+    if (assigned > 0) await sql`SELECT pg_notify(${FEED_CHANNEL}, ${highest})`.execute(trx);
+    return assigned;
+  });
+}
+
+export interface Assigner {
+  /** Runs at once (e.g. after a test inserts events) instead of waiting for the interval. */
+  runNow(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs `assignPositions` every `intervalMs` on this instance (every instance may run one; the
+ * lock makes them take turns), again at once while a run fills its limit. A failed run (the
+ * database is down) is logged and retried at the next tick: it never stops the loop.
+ */
+export function startAssigner(options: {
+  db: Db;
+  intervalMs: number;
+  logger: Logger;
+  onAssigned?: (count: number) => void;
+}): Assigner {
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  let failing = false;
+
+  const runOnce = async () => {
+    try {
+      let count: number;
+      do {
+        count = await assignPositions(options.db);
+        if (count > 0) options.onAssigned?.(count);
+      } while (count >= MAX_PER_RUN && !stopped);
+      if (failing) options.logger.info('feed assigner recovered');
+      failing = false;
+    } catch (error) {
+      if (!failing) options.logger.warn({ err: error }, 'feed assigner failed; retrying');
+      failing = true;
+    }
+  };
+  const tick = () => {
+    running = running.then(runOnce).finally(() => {
+      if (!stopped) timer = setTimeout(tick, options.intervalMs).unref();
+    });
+  };
+  tick();
+  return {
+    runNow: () => (running = running.then(runOnce)),
+    stop: async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import pg from 'pg';
+import type { Logger } from '../logger.ts';
+import { FEED_CHANNEL } from './assigner.ts';
+
+export interface FeedNotifier {
+  /** Resolves at the next `feed_positions` notification, after `timeoutMs`, or on abort. */
+  wait(timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  close(): Promise<void>;
+}
+
+const RECONNECT_MS = 1000;
+
+/**
+ * One LISTEN connection per instance, shared by every long-polling request: the assigner
+ * notifies once per run (after its commit), so a waiting consumer wakes without polling. If
+ * the connection drops it is reopened; waiters meanwhile still wake at their timeout, so a
+ * lost notification costs latency, never an event.
+ */
+export function createFeedNotifier(options: { url: string; logger: Logger }): FeedNotifier {
+  const waiters = new Set<() => void>();
+  let client: pg.Client | undefined;
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+
+  const wakeAll = () => {
+    for (const wake of [...waiters]) wake();
+  };
+  const connect = async () => {
+    const next = new pg.Client({ connectionString: options.url });
+    next.on('notification', wakeAll);
+    next.on('error', (error) => {
+      options.logger.warn({ err: error }, 'feed LISTEN connection lost; reopening');
+      void next.end().catch(() => {});
+      if (client === next) client = undefined;
+      schedule();
+    });
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${FEED_CHANNEL}`);
+      if (closed) return void (await next.end());
+      client = next;
+      wakeAll(); // anything assigned while disconnected
+    } catch (error) {
+      options.logger.warn({ err: error }, 'feed LISTEN connection failed; retrying');
+      void next.end().catch(() => {});
+      schedule();
+    }
+  };
+  const schedule = () => {
+    if (closed || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      void connect();
+    }, RECONNECT_MS).unref();
+  };
+  void connect();
+
+  return {
+    wait: (timeoutMs, signal) =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          waiters.delete(done);
+          signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = setTimeout(done, timeoutMs);
+        waiters.add(done);
+        signal?.addEventListener('abort', done, { once: true });
+      }),
+    close: async () => {
+      closed = true;
+      clearTimeout(retry);
+      wakeAll();
+      await client?.end().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import { Router, type Response } from 'express';
+import type { Logger } from '../logger.ts';
+import { createSecretMatcher } from '../verification/secrets.ts';
+import type { FeedNotifier } from './feed-notifier.ts';
+import { feedPageJson, readFeedPage } from './feed-page.ts';
+import type { FeedQueryable } from './feed-query.ts';
+
+export const MAX_LIMIT = 500;
+export const MAX_WAIT_SECONDS = 30;
+/** Long polls re-check this often even without a notification (a lost one costs this much). */
+const RECHECK_MS = 1000;
+/** Requests served at once; beyond it a quick 503 (each may hold a page in memory). */
+const MAX_CONCURRENT = 32;
+
+export interface FeedRouteOptions {
+  db: FeedQueryable;
+  token: string;
+  pageMaxBytes: number;
+  notifier: Pick<FeedNotifier, 'wait'>;
+  logger: Logger;
+  /** Aborted when the instance shuts down: long polls answer at once. */
+  closing?: AbortSignal;
+}
+
+/**
+ * `GET /feed?after=<position>&limit=<1-500>&wait=<0-30>`, with `Authorization: Bearer <token>`
+ * (compared in constant time). Answers `{"events": [...], "next": "<position>"}`; with `wait`,
+ * an empty page is held until an event is assigned or `wait` seconds pass (long poll).
+ */
+export function feedRouter(options: FeedRouteOptions): Router {
+  const authorised = createSecretMatcher([`Bearer ${options.token}`]);
+  const router = Router();
+  let inFlight = 0;
+  router.get('/feed', async (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    if (!authorised(req.get('authorization'))) {
+      res.setHeader('WWW-Authenticate', 'Bearer');
+      return answer(res, 401, { error: 'unauthorised' });
+    }
+    const query = parseQuery(req.query);
+    if (typeof query === 'string') return answer(res, 400, { error: query });
+    if (inFlight >= MAX_CONCURRENT) {
+      res.setHeader('Retry-After', '1');
+      return answer(res, 503, { error: 'too many feed requests; retry later' });
+    }
+    inFlight += 1;
+    const gone = new AbortController();
+    res.once('close', () => gone.abort());
+    const stop = options.closing ? AbortSignal.any([gone.signal, options.closing]) : gone.signal;
+    try {
+      const deadline = Date.now() + query.waitSeconds * 1000;
+      const read = () => readFeedPage(options.db, { ...query, maxBytes: options.pageMaxBytes });
+      let page = await read();
+      while (page.events.length === 0 && Date.now() < deadline && !stop.aborted) {
+        await options.notifier.wait(Math.min(RECHECK_MS, deadline - Date.now()), stop);
+        page = await read();
+      }
+      res.status(200).type('application/json').send(feedPageJson(page));
+    } catch (error) {
+      options.logger.error({ err: error }, 'feed page failed');
+      answer(res, 503, { error: 'feed unavailable; retry later' });
+    } finally {
+      inFlight -= 1;
+    }
+  });
+  return router;
+}
+
+interface FeedQuery {
+  after: string;
+  limit: number;
+  waitSeconds: number;
+}
+
+function parseQuery(query: Record<string, unknown>): FeedQuery | string {
+  const text = (name: string) => (typeof query[name] === 'string' ? query[name] : undefined);
+  const after = text('after') ?? '0';
+  if (!/^\d{1,18}$/.test(after)) return 'after must be a position (digits)';
+  const limit = integerParam(text('limit'), 100, 1, MAX_LIMIT);
+  if (limit === undefined) return `limit must be an integer from 1 to ${MAX_LIMIT}`;
+  const waitSeconds = integerParam(text('wait'), 0, 0, MAX_WAIT_SECONDS);
+  if (waitSeconds === undefined) return `wait must be whole seconds from 0 to ${MAX_WAIT_SECONDS}`;
+  return { after, limit, waitSeconds };
+}
+
+function integerParam(raw: string | undefined, fallback: number, min: number, max: number) {
+  if (raw === undefined) return fallback;
+  if (!/^\d{1,6}$/.test(raw)) return undefined;
+  const value = Number(raw);
+  return value >= min && value <= max ? value : undefined;
+}
+
+function answer(res: Response, status: number, body: object): void {
+  if (!res.headersSent) res.status(status).json(body);
+}

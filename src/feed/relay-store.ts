@@ -1,0 +1,97 @@
+import { feedQuery, type FeedQueryable } from './feed-query.ts';
+import type { FeedEventRow } from './render-events.ts';
+
+/** The relay's state on `feed_events` (docs/feed.md, "Push: the relay"). */
+
+export interface ClaimedEvent extends FeedEventRow {
+  /** This attempt's number (1 for the first): with `claimed_by`, the claim's token. */
+  attempts: number;
+}
+
+/**
+ * Claims up to `limit` due events for `instance` in one statement: pending, positioned, not
+ * waiting for a retry, not claimed (or the claim's lease has run out: its instance died), the
+ * relay not paused, and no earlier event of the same key unsent (order per business key).
+ * `FOR UPDATE SKIP LOCKED` lets every instance claim at once without taking the same event.
+ */
+export async function claimEvents(
+  db: FeedQueryable,
+  options: { instance: string; limit: number; leaseMs: number },
+): Promise<ClaimedEvent[]> {
+  const result = await feedQuery<ClaimedEvent>(
+    db,
+    `WITH due AS (
+       SELECT o.id FROM feed_events o
+       WHERE o.relay_state = 'pending' AND o.position IS NOT NULL
+         AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= now())
+         AND (o.claimed_until IS NULL OR o.claimed_until < now())
+         AND NOT (SELECT paused FROM feed_relay_control)
+         AND NOT EXISTS (
+           SELECT 1 FROM feed_events earlier
+           WHERE earlier.event_name = o.event_name AND earlier.business_key = o.business_key
+             AND earlier.relay_state <> 'sent' AND earlier.position < o.position)
+       ORDER BY o.position
+       LIMIT $2
+       FOR UPDATE OF o SKIP LOCKED
+     )
+     UPDATE feed_events e SET claimed_by = $1,
+       claimed_until = now() + $3 * interval '1 millisecond',
+       attempts = e.attempts + 1, first_attempt_at = coalesce(e.first_attempt_at, now())
+     FROM due WHERE e.id = due.id
+     RETURNING e.id, e.position, e.type, e.event_name, e.business_key, e.webhook_id,
+       e.conflict_id, e.created_at, e.attempts`,
+    [options.instance, options.limit, options.leaseMs],
+  );
+  return result.rows.sort((a, b) => Number(BigInt(a.position) - BigInt(b.position)));
+}
+
+/** The consumer answered 2xx: done. Only the claimant of this attempt may finish it. */
+export async function markSent(
+  db: FeedQueryable,
+  event: ClaimedEvent,
+  instance: string,
+): Promise<boolean> {
+  const result = await feedQuery(
+    db,
+    `UPDATE feed_events SET relay_state = 'sent', sent_at = now(), claimed_by = NULL,
+       claimed_until = NULL, last_error = NULL
+     WHERE id = $1 AND claimed_by = $2 AND attempts = $3 AND relay_state = 'pending'`,
+    [event.id, instance, event.attempts],
+  );
+  return result.rowCount === 1;
+}
+
+/**
+ * The attempt failed: retry after `retryInMs` (never later than the end of the event's age),
+ * or, once `maxAgeMs` has passed since its first attempt, dead-letter it. Returns the outcome,
+ * or undefined when this instance no longer held the claim.
+ */
+export async function markFailed(
+  db: FeedQueryable,
+  event: ClaimedEvent,
+  options: { instance: string; error: string; retryInMs: number; maxAgeMs: number },
+): Promise<'retry' | 'dead' | undefined> {
+  const result = await feedQuery<{ relay_state: string }>(
+    db,
+    `UPDATE feed_events SET
+       relay_state = CASE WHEN now() >= first_attempt_at + $5 * interval '1 millisecond'
+         THEN 'dead' ELSE 'pending' END,
+       dead_at = CASE WHEN now() >= first_attempt_at + $5 * interval '1 millisecond'
+         THEN now() END,
+       next_attempt_at = least(now() + $4 * interval '1 millisecond',
+         first_attempt_at + $5 * interval '1 millisecond'),
+       claimed_by = NULL, claimed_until = NULL, last_error = $6
+     WHERE id = $1 AND claimed_by = $2 AND attempts = $3 AND relay_state = 'pending'
+     RETURNING relay_state`,
+    [
+      event.id,
+      options.instance,
+      event.attempts,
+      options.retryInMs,
+      options.maxAgeMs,
+      options.error.slice(0, 500),
+    ],
+  );
+  const state = result.rows[0]?.relay_state;
+  return state === undefined ? undefined : state === 'dead' ? 'dead' : 'retry';
+}

@@ -1,0 +1,100 @@
+import express from 'express';
+import type { Registry } from 'prom-client';
+import type { FeedConfig } from '../config.ts';
+import { errorHandler, notFound } from '../http/errors.ts';
+import type { Logger } from '../logger.ts';
+import { listen, type ReceiverServer, type ServerTimeouts } from '../server.ts';
+import { createDatabaseWithPool } from '../storage/database.ts';
+import { startAssigner } from './assigner.ts';
+import { createFeedMetrics } from './feed-metrics.ts';
+import { createFeedNotifier } from './feed-notifier.ts';
+import { feedRouter } from './feed-route.ts';
+import { startRelay } from './relay.ts';
+
+export interface RunningFeed {
+  /** The GET /feed listener, when FEED_TOKEN is set (to close with the others on shutdown). */
+  servers: ReceiverServer[];
+  /** Shutdown began: long polls answer now, so the listener can close. */
+  beginShutdown(): void;
+  /** After the servers have closed: stops the relay (POSTs in flight finish) and the assigner. */
+  stop(): Promise<void>;
+}
+
+const GAUGE_REFRESH_MS = 5000;
+
+/**
+ * Everything of the feed an instance runs (docs/feed.md): the assigner always, the GET /feed
+ * listener when FEED_TOKEN is set, the relay when FEED_HTTP_URL is set. All of it on its own
+ * small pool, so nothing here can take a connection from the receiver.
+ */
+export async function startFeed(options: {
+  config: FeedConfig;
+  databaseUrl: string;
+  statementTimeoutMs: number;
+  timeouts: ServerTimeouts;
+  logger: Logger;
+  registry: Registry;
+}): Promise<RunningFeed> {
+  const { config, logger } = options;
+  const logs = logger.child({ component: 'feed' });
+  const { db, pool } = createDatabaseWithPool({
+    url: options.databaseUrl,
+    poolMax: config.poolMax,
+    statementTimeoutMs: options.statementTimeoutMs,
+    onIdleClientError: (error) => logs.warn({ err: error }, 'feed database connection lost'),
+  });
+  const metrics = createFeedMetrics(options.registry, { relay: config.relay !== undefined });
+  const relay = config.relay && startRelay({ ...config.relay, db: pool, logger: logs, metrics });
+  const assigner = startAssigner({
+    db,
+    intervalMs: config.assignIntervalMs,
+    logger: logs,
+    onAssigned: () => relay?.nudge(),
+  });
+  const refresh = setInterval(() => {
+    metrics.refresh(pool).catch(() => {}); // a database outage is reported by the receiver
+  }, GAUGE_REFRESH_MS).unref();
+
+  const notifier = config.token
+    ? createFeedNotifier({ url: options.databaseUrl, logger: logs })
+    : undefined;
+  const closing = new AbortController();
+  const servers: ReceiverServer[] = [];
+  if (config.token && notifier) {
+    const app = express();
+    app.disable('x-powered-by');
+    app.use(
+      feedRouter({
+        db: pool,
+        token: config.token,
+        pageMaxBytes: config.pageMaxBytes,
+        notifier,
+        logger: logs,
+        closing: closing.signal,
+      }),
+    );
+    app.use(notFound);
+    app.use(errorHandler(logs));
+    servers.push(
+      await listen(app, { port: config.port, host: config.host, timeouts: options.timeouts }),
+    );
+  }
+  logs.info(
+    {
+      pull: config.token ? `${config.host}:${config.port}` : false,
+      push: config.relay ? new URL(config.relay.url).origin : false,
+    },
+    'feed started',
+  );
+  return {
+    servers,
+    beginShutdown: () => closing.abort(),
+    stop: async () => {
+      clearInterval(refresh);
+      await relay?.stop();
+      await assigner.stop();
+      await notifier?.close();
+      await db.destroy();
+    },
+  };
+}

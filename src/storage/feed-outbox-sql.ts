@@ -1,0 +1,52 @@
+import { sql, type RawBuilder } from 'kysely';
+
+/**
+ * The outbox half of the store statement (docs/feed.md): one more CTE that turns the RETURNING
+ * sets of the delivery, typed-row and conflict inserts into `feed_events` rows. Because it
+ * reads only what this statement inserted, an event exists exactly when its row does (same
+ * commit), and a duplicate (an insert that returned nothing) adds nothing. Positions are left
+ * NULL: the feed's assigner numbers them after commit, in commit order.
+ */
+
+/** The business events the feed hands on. */
+export const FEED_EVENT_TYPES = [
+  'payment.received',
+  'payto_payment.received',
+  'credit_rejection.received',
+  'conflict.detected',
+  'event.unmodelled',
+] as const;
+
+export type FeedEventType = (typeof FEED_EVENT_TYPES)[number];
+
+/** Where one type's events come from: a CTE of the statement and SQL expressions over it. */
+export interface OutboxSource {
+  type: FeedEventType;
+  /** The CTE whose RETURNING rows are this type's events. */
+  from: string;
+  eventName: string;
+  businessKey: string;
+  webhookId: string;
+  conflictId?: string;
+  where?: string;
+}
+
+/**
+ * `feed_outbox AS (INSERT INTO feed_events …)`. Sources are taken in the order given (a key's
+ * row before its conflict), so ids, and so positions within one commit, follow that order.
+ */
+export function feedOutboxCte(sources: readonly OutboxSource[]): RawBuilder<unknown> {
+  const selects = sources.map(
+    (s, index) =>
+      `SELECT ${index} AS source, '${s.type}' AS type, ${s.eventName} AS event_name, ` +
+      `(${s.businessKey})::text AS business_key, ${s.webhookId} AS webhook_id, ` +
+      `${s.conflictId ?? 'NULL'}::bigint AS conflict_id FROM ${s.from}` +
+      (s.where ? ` WHERE ${s.where}` : ''),
+  );
+  return sql.raw(`feed_outbox AS (
+      INSERT INTO feed_events (type, event_name, business_key, webhook_id, conflict_id)
+      SELECT type, event_name, business_key, webhook_id, conflict_id
+      FROM (${selects.join(' UNION ALL ')}) AS e
+      ORDER BY source, webhook_id, business_key
+    )`);
+}

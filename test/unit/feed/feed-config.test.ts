@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../../src/config.ts';
+
+const secret = `whsec_${randomBytes(32).toString('base64')}`;
+
+/** What every configuration needs besides the feed's own settings (merged from main). */
+const REQUIRED = { WEBHOOK_SECRETS: 'feed-config-test-secret' };
+
+function problemsOf(env: Record<string, string>): readonly string[] {
+  try {
+    loadConfig({ ...REQUIRED, ...env });
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('feed configuration', () => {
+  it('when nothing is set, then positions run but neither the pull endpoint nor the relay does, and a pull listener would be loopback only', () => {
+    expect(loadConfig(REQUIRED).feed).toMatchObject({
+      token: undefined,
+      relay: undefined,
+      host: '127.0.0.1',
+      port: 3002,
+    });
+  });
+
+  it('when FEED_HTTP_URL and a whsec_ secret are set, then the relay is configured with the key bytes', () => {
+    const feed = loadConfig({
+      ...REQUIRED,
+      FEED_HTTP_URL: 'https://consumer.example/hooks',
+      FEED_HTTP_SECRET: secret,
+      FEED_HTTP_CONCURRENCY: '3',
+    }).feed;
+    expect(feed.relay).toMatchObject({ url: 'https://consumer.example/hooks', concurrency: 3 });
+    expect(feed.relay?.secrets).toEqual([Buffer.from(secret.slice(6), 'base64')]);
+  });
+
+  it('when FEED_HTTP_URL is set without a secret, or with a malformed one, then start-up is refused naming FEED_HTTP_SECRET', () => {
+    expect(problemsOf({ FEED_HTTP_URL: 'https://c.example/' })).toEqual([
+      'FEED_HTTP_SECRET: required with FEED_HTTP_URL',
+    ]);
+    expect(
+      problemsOf({ FEED_HTTP_URL: 'https://c.example/', FEED_HTTP_SECRET: 'hunter2' })[0],
+    ).toContain('FEED_HTTP_SECRET: must start with whsec_');
+  });
+
+  it('when FEED_TOKEN is short, then start-up is refused', () => {
+    expect(problemsOf({ FEED_TOKEN: 'short' })[0]).toContain('FEED_TOKEN');
+  });
+});
