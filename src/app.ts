@@ -1,6 +1,5 @@
 import express, { type Express } from 'express';
 import type { Capture } from './capture/capture-writer.ts';
-import helmet from 'helmet';
 import type { Logger } from './logger.ts';
 import type { Db } from './storage/database.ts';
 import { createBatchingStore } from './storage/delivery-batcher.ts';
@@ -12,7 +11,8 @@ import { createMemoryBudget } from './http/memory-budget.ts';
 import { metricsRouter } from './http/observability.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { requestContext } from './http/request-context.ts';
-import { webhookRouter } from './http/webhook-route.ts';
+import { createSecurityHeaders } from './http/security-headers.ts';
+import { webhookRoutes } from './http/webhook-route.ts';
 
 export interface AppDeps {
   config: {
@@ -46,37 +46,17 @@ export interface AppDeps {
   capture?: (capture: Capture) => Promise<void>;
 }
 
-/**
- * The headers that matter for a JSON API (no HTML is ever served): no sniffing, no framing, no
- * referrer, HSTS, a deny-all CSP. The browser-page headers helmet adds by default are left out:
- * they protect nothing here and cost time on every delivery.
- */
-const HELMET_FOR_A_JSON_API = {
-  contentSecurityPolicy: {
-    useDefaults: false,
-    directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
-  },
-  crossOriginOpenerPolicy: false,
-  crossOriginResourcePolicy: false,
-  originAgentCluster: false,
-  xDnsPrefetchControl: false,
-  xDownloadOptions: false,
-  xPermittedCrossDomainPolicies: false,
-  xXssProtection: false,
-  referrerPolicy: { policy: 'no-referrer' as const },
-};
-
 /** Builds the whole HTTP app from explicit dependencies; nothing here is global. */
 export function createApp(deps: AppDeps): Express {
   const metrics = deps.metrics ?? createMetrics();
   const app = express();
   app.set('trust proxy', deps.config.trustProxy ?? false);
   app.set('etag', false);
-  app.use(helmet(HELMET_FOR_A_JSON_API));
-  app.use(requestContext(metrics));
-  // Deliveries are nearly all the traffic: their route is matched first.
-  app.use(
-    webhookRouter({
+  // helmet removes it from every answer anyway; never set, it need not be removed.
+  app.disable('x-powered-by');
+  const securityHeaders = createSecurityHeaders();
+  const webhooks = webhookRoutes(
+    {
       db: deps.db,
       store: createBatchingStore(deps.db, {
         logger: deps.logger,
@@ -99,8 +79,14 @@ export function createApp(deps: AppDeps): Express {
       metrics,
       capture: deps.capture,
       logger: deps.logger,
-    }),
+    },
+    { securityHeaders },
   );
+  // Deliveries are nearly all the traffic: their plain form is answered before any middleware.
+  app.use(webhooks.fastPath);
+  app.use(securityHeaders.middleware);
+  app.use(requestContext(metrics));
+  app.use(webhooks.router);
   app.use(
     healthRouter({
       db: deps.db,

@@ -12,6 +12,7 @@ async function main(): Promise<number> {
     process.stdout.write(FEED_HELP);
     return args.length === 0 ? 2 : 0;
   }
+  // An operator command: it never receives deliveries, so it needs no webhook secret.
   const config = loadConfig(process.env, { receivesDeliveries: false });
   const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
   const database = await openDatabase(config, logger, projectDir());

@@ -54,7 +54,7 @@ function withKeepAliveControl(server: Server): ReceiverServer {
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
     if (ending) res.shouldKeepAlive = false;
     unanswered.add(res);
-    res.once('close', () => unanswered.delete(res));
+    res.on('close', () => unanswered.delete(res)); // 'close' comes once: no once-wrapper
   });
   return Object.assign(server, {
     endKeepAlive() {

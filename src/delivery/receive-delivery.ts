@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { EventModel, FieldProblem } from '../events/types.ts';
 import type { Db } from '../storage/database.ts';
@@ -92,7 +92,8 @@ export async function receiveDelivery(
     return unauthorised(signature.reason);
   }
 
-  const bodySha256 = createHash('sha256').update(rawBody).digest('hex');
+  // One call, no Hash object: this runs for every delivery.
+  const bodySha256 = hash('sha256', rawBody, 'hex');
   const webhookIdHeader = header('webhookid');
   const common = {
     eventName: delivery.eventName,

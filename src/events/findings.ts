@@ -16,25 +16,37 @@ export interface Findings {
 }
 
 export function createFindings(noun: 'problems' | 'warnings', limit = MAX_LISTED): Findings {
-  const listed: FieldProblem[] = [];
-  let count = 0;
-  return {
-    add(make) {
-      count += 1;
-      if (listed.length < limit) listed.push(make());
-    },
-    get count() {
-      return count;
-    },
-    list() {
-      if (count === listed.length) return listed;
-      const left = count - listed.length;
-      return [
-        ...listed,
-        { path: '', message: `${left} more ${noun} not listed (${count} in all)` },
-      ];
-    },
-  };
+  return new FindingList(noun, limit);
+}
+
+/** A class rather than closures: two are made for every delivery read. */
+class FindingList implements Findings {
+  private readonly listed: FieldProblem[] = [];
+  private counted = 0;
+
+  constructor(
+    private readonly noun: 'problems' | 'warnings',
+    private readonly limit: number,
+  ) {}
+
+  add(make: () => FieldProblem): void {
+    this.counted += 1;
+    if (this.listed.length < this.limit) this.listed.push(make());
+  }
+
+  get count(): number {
+    return this.counted;
+  }
+
+  list(): FieldProblem[] {
+    const { listed, counted } = this;
+    if (counted === listed.length) return listed;
+    const left = counted - listed.length;
+    return [
+      ...listed,
+      { path: '', message: `${left} more ${this.noun} not listed (${counted} in all)` },
+    ];
+  }
 }
 
 /** A list that may be longer than MAX_LISTED (e.g. from elsewhere), capped the same way. */

@@ -47,20 +47,22 @@ const PARSERS: Record<Exclude<FieldKind, 'date-time'>, (value: unknown) => Parse
  * Reads one JSON object field by field. A required field that is missing or unreadable is a
  * problem (the body is refused); any other field that cannot be read becomes null with a
  * warning (the delivery is stored): an odd optional field never costs a payment.
- * `at` is the record's path in the body ("" for the body, "[2]", "RefundDetails").
+ * `at` is the record's path in the body ("" for the body, "[2]", "RefundDetails"). The columns
+ * are set on `row` (by default a copy of these specs' template), which is returned.
  */
 export function readRecord(
   record: Readonly<Record<string, unknown>>,
   fields: readonly FieldSpec[],
   at: string,
   report: Report,
+  row: Record<string, string | null> = { ...templateOf(fields) },
 ): Record<string, string | null> {
-  const row: Record<string, string | null> = {};
   for (const field of fields) {
-    const [name, value] = pick(record, field, at, report);
+    const name = pick(record, field, at, report);
+    const value = record[name];
     const path = at === '' ? name : `${at}.${name}`;
     if (field.kind === 'date-time') {
-      Object.assign(row, readDateTime(field.key, value, path, report));
+      readDateTime(row, field.key, value, path, report);
       continue;
     }
     if (isAbsent(value)) {
@@ -89,39 +91,86 @@ export function readRecord(
   return row;
 }
 
-/** The first spelling that holds a value (or the first spelling, when none does). */
+/**
+ * The first spelling that holds a value (or the first spelling, when none does). Every field of
+ * every delivery passes here: nothing is allocated unless a variant spelling is present.
+ */
 function pick(
   record: Readonly<Record<string, unknown>>,
   field: FieldSpec,
   at: string,
   report: Report,
-): [string, unknown] {
-  const [first = field.key, ...variants] = field.from;
-  let chosen: [string, unknown] = [first, record[first]];
-  for (const name of variants) {
+): string {
+  let chosen = field.from[0] ?? field.key;
+  for (let index = 1; index < field.from.length; index += 1) {
+    const name = field.from[index] as string;
     const value = record[name];
     if (isAbsent(value)) continue;
-    if (isAbsent(chosen[1])) chosen = [name, value];
-    else if (value !== chosen[1]) {
+    if (isAbsent(record[chosen])) chosen = name;
+    else if (value !== record[chosen]) {
       const path = at === '' ? name : `${at}.${name}`;
-      warn(report, path, `differs from ${chosen[0]}; ${chosen[0]} is stored`);
+      warn(report, path, `differs from ${chosen}; ${chosen} is stored`);
     }
   }
   return chosen;
 }
 
-function readDateTime(key: string, value: unknown, path: string, report: Report) {
-  const columns = { [`${key}Local`]: null, [`${key}Text`]: null } as Record<string, string | null>;
-  if (isAbsent(value)) return columns;
-  if (typeof value === 'string' && checkStorable(value).ok) columns[`${key}Text`] = value;
+/** `<key>Local` and `<key>Text` into `row` (in that order). */
+function readDateTime(
+  row: Record<string, string | null>,
+  key: string,
+  value: unknown,
+  path: string,
+  report: Report,
+): void {
+  const [local, text] = dateTimeColumns(key);
+  row[local] = null;
+  row[text] = null;
+  if (isAbsent(value)) return;
+  if (typeof value === 'string' && checkStorable(value).ok) row[text] = value;
   const parsed = parseProviderDateTime(value);
   if (!parsed.ok) {
-    const kept = columns[`${key}Text`] === null ? 'stored as null' : 'the text is kept';
+    const kept = row[text] === null ? 'stored as null' : 'the text is kept';
     warn(report, path, `${parsed.reason}; ${kept}`);
-    return columns;
+    return;
   }
-  columns[`${key}Local`] = parsed.value.local;
+  row[local] = parsed.value.local;
   if (parsed.value.note !== undefined) warn(report, path, parsed.value.note);
+}
+
+/**
+ * Every column of these specs, null, in the order `readRecord` fills them. A row starts as a copy
+ * of its template (`{ ...template }`) rather than growing key by key: V8 turns an object grown
+ * by some thirty computed keys into a slow dictionary, which every later read of the row, and
+ * the JSON it becomes, pays for; a copy of a template keeps the template's fast layout.
+ */
+export function rowTemplate(...lists: readonly (readonly FieldSpec[])[]): Record<string, null> {
+  const columns = lists
+    .flat()
+    .flatMap((field) => (field.kind === 'date-time' ? dateTimeColumns(field.key) : [field.key]));
+  return Object.fromEntries(columns.map((column) => [column, null]));
+}
+
+const TEMPLATES = new WeakMap<readonly FieldSpec[], Record<string, null>>();
+
+function templateOf(fields: readonly FieldSpec[]): Record<string, null> {
+  let template = TEMPLATES.get(fields);
+  if (template === undefined) {
+    template = rowTemplate(fields);
+    TEMPLATES.set(fields, template);
+  }
+  return template;
+}
+
+/** The column names of a date-time key, made once per key rather than for every delivery. */
+const DATE_TIME_COLUMNS = new Map<string, readonly [string, string]>();
+
+function dateTimeColumns(key: string): readonly [string, string] {
+  let columns = DATE_TIME_COLUMNS.get(key);
+  if (columns === undefined) {
+    columns = [`${key}Local`, `${key}Text`];
+    DATE_TIME_COLUMNS.set(key, columns);
+  }
   return columns;
 }
 

@@ -21,7 +21,10 @@ export function concurrencyLimit(options: {
   refusal: string;
 }): ConcurrencyLimit {
   let inUse = 0;
-  const held = new WeakMap<Response, () => void>();
+  // Each response keeps its own release under this limit's key: a WeakMap entry per request
+  // would cost the garbage collector more (ephemerons) for the same look-up.
+  const held = Symbol('concurrency slot');
+  type Holder = Response & { [held]?: (() => void) | undefined };
   return {
     take(_req: Request, res: Response, next) {
       if (inUse >= options.max) {
@@ -34,16 +37,16 @@ export function concurrencyLimit(options: {
       const release = () => {
         if (given) return;
         given = true;
-        held.delete(res);
+        (res as Holder)[held] = undefined;
         inUse -= 1;
         options.gauge.set(inUse);
       };
-      held.set(res, release);
-      res.once('close', release);
+      (res as Holder)[held] = release;
+      res.on('close', release); // 'close' comes once; 'on' spares the once-wrapper per request
       next();
     },
     giveBack(_req, res, next) {
-      held.get(res)?.();
+      (res as Holder)[held]?.();
       next();
     },
   };

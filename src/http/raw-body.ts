@@ -46,7 +46,7 @@ export function rawBody(options: RawBodyOptions): RequestHandler {
       budget.release(reserved);
       reserved = 0;
     };
-    res.once('close', releaseAll);
+    res.on('close', releaseAll); // 'close' comes once; 'on' spares the once-wrapper per request
     let settled = false;
     const settle = (error?: unknown) => {
       if (settled) return;
@@ -62,7 +62,8 @@ export function rawBody(options: RawBodyOptions): RequestHandler {
         next(error);
         return;
       }
-      req.body = Buffer.concat(chunks, size);
+      // A small body usually arrives in one chunk: it is the body as it is, without a copy.
+      req.body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
       next();
     };
     const onData = (chunk: Buffer) => {

@@ -1,4 +1,5 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { EventModel } from '../events/types.ts';
 import type { Logger } from '../logger.ts';
 import { findEventModel } from '../events/registry.ts';
 import { isWellFormedEventName } from '../shared/event-name.ts';
@@ -17,6 +18,9 @@ import { notFound } from './errors.ts';
 import { concurrencyLimit } from './in-flight-limit.ts';
 import type { MemoryBudget } from './memory-budget.ts';
 import { rawBody } from './raw-body.ts';
+import { beginRequest } from './request-context.ts';
+import { runInOrder } from './run-in-order.ts';
+import type { SecurityHeaders } from './security-headers.ts';
 
 const LOG_LEVEL: Record<DeliveryAnswer['outcome'], 'info' | 'warn' | 'error'> = {
   stored: 'info',
@@ -46,12 +50,31 @@ export type WebhookRouterDeps = DeliveryDeps & {
   logger: Logger;
 };
 
+/** What `webhookRoutes` hands the app. */
+export interface WebhookRoutes {
+  /**
+   * Mounted ahead of every other middleware: `POST /webhooks/<name>` in its plain spelling (a
+   * well-formed name, no query, no trailing slash), nearly all of the traffic, answered without
+   * Express's router. It does what the middleware before the router would (security headers,
+   * request context), then the same checks in the same order. Anything else goes on (`next()`).
+   */
+  readonly fastPath: RequestHandler;
+  /** The same route through Express's router: other spellings of the path, other methods. */
+  readonly router: Router;
+}
+
+/** The plain spelling the fast path takes; the router still matches every other one. */
+const PLAIN_DELIVERY_PATH = /^\/webhooks\/([A-Za-z0-9]{1,64})$/;
+
 /**
  * `POST /webhooks/:eventName`. What needs no body comes first, so a request that fails it costs
  * no slot, no memory and no wait: route (404/405), shared secret (401, body never read), then a
  * slot, the body (limit, memory budget, time), and the delivery pipeline from the signature on.
  */
-export function webhookRouter(deps: WebhookRouterDeps): Router {
+export function webhookRoutes(
+  deps: WebhookRouterDeps,
+  before: { securityHeaders: SecurityHeaders },
+): WebhookRoutes {
   const inFlight = concurrencyLimit({
     max: deps.maxInFlight,
     gauge: deps.metrics.inFlightDeliveries,
@@ -74,53 +97,63 @@ export function webhookRouter(deps: WebhookRouterDeps): Router {
     ? [inFlight.take, body]
     : [unverified.take, body, unverified.giveBack, inFlight.take];
 
-  const answer = (req: Request, res: Response, delivery: DeliveryAnswer, name: string) => {
-    const model = findEventModel(name);
+  const answer = (
+    req: Request,
+    res: Response,
+    delivery: DeliveryAnswer,
+    name: string,
+    model: EventModel | undefined,
+    remoteAddress: string | null = req.ip ?? null,
+  ) => {
     sendEnvelope(res, delivery.httpStatus, delivery.description, delivery.errors);
     deps.metrics.deliveries.inc({ event: model?.name ?? 'unmodelled', outcome: delivery.outcome });
     if (delivery.conflicts) {
       deps.metrics.conflicts.inc({ event: model?.name ?? 'unmodelled' }, delivery.conflicts);
     }
+    // One object, filled in order (no spread of a throwaway object per optional field).
+    const line: Record<string, unknown> = {
+      requestId: res.locals.requestId,
+      ...delivery.log,
+      event: model?.name ?? name,
+      outcome: delivery.outcome,
+      status: delivery.httpStatus,
+      durationMs: Math.round(performance.now() - (res.locals.startedAt as number)),
+    };
+    if (Buffer.isBuffer(req.body)) line.bodyBytes = req.body.length;
+    line.remoteAddress = remoteAddress;
+    if (delivery.error !== undefined) line.err = delivery.error;
     deps.logger[delivery.notable ? 'warn' : LOG_LEVEL[delivery.outcome]](
-      {
-        requestId: res.locals.requestId,
-        ...delivery.log,
-        event: model?.name ?? name,
-        outcome: delivery.outcome,
-        status: delivery.httpStatus,
-        durationMs: Math.round(performance.now() - (res.locals.startedAt as number)),
-        ...(Buffer.isBuffer(req.body) && { bodyBytes: req.body.length }),
-        remoteAddress: req.ip ?? null,
-        ...(delivery.error !== undefined && { err: delivery.error }),
-      },
+      line,
       delivery.outcome === 'error' ? 'delivery NOT stored' : 'delivery',
     );
   };
 
-  /** Check 2: the shared secret is a header, so it is checked before a byte of body is read. */
-  const secret: RequestHandler = (req, res, next) => {
-    if (deps.secretMatches(req.get('authorisation') ?? req.get('authorization'))) {
-      next();
-      return;
-    }
+  /**
+   * Check 2: the shared secret is a header, so it is checked before a byte of body is read.
+   * False when it answered (401).
+   */
+  const secretHolds = (req: Request, res: Response, name: string): boolean => {
+    if (deps.secretMatches(req.get('authorisation') ?? req.get('authorization'))) return true;
     // Whatever the client still sends is never read: the connection goes after the answer.
     closeConnectionAfterAnswer(req, res);
-    answer(req, res, unauthorised('secret'), req.params.eventName as string);
+    answer(req, res, unauthorised('secret'), name, findEventModel(name));
+    return false;
   };
 
-  const router = Router();
-  router.post('/webhooks/:eventName', knownShape, secret, ...readBody, async (req, res) => {
-    const name = req.params.eventName as string;
+  /** From the signature on, once the body is in. */
+  const deliver = async (req: Request, res: Response, name: string) => {
     const model = findEventModel(name);
+    // Express works the address out anew (X-Forwarded-For, trust proxy) at every read.
+    const remoteAddress = req.ip ?? null;
     const delivery = await receiveDelivery(deps, {
       eventName: model?.name ?? name,
       model,
       rawBody: req.body as Buffer,
       headers: req.headers,
       requestId: res.locals.requestId as string,
-      remoteAddress: req.ip ?? null,
+      remoteAddress,
     });
-    answer(req, res, delivery, name);
+    answer(req, res, delivery, name, model, remoteAddress);
     // After the answer: capture never delays or changes it (the writer never throws).
     void deps.capture?.({
       eventName: name,
@@ -130,9 +163,30 @@ export function webhookRouter(deps: WebhookRouterDeps): Router {
       outcome: delivery.outcome,
       ...(delivery.errors && { errorPaths: delivery.errors.map((error) => error.path) }),
     });
-  });
+  };
+
+  const fastPath: RequestHandler = (req, res, next) => {
+    if (req.method !== 'POST') return next();
+    const name = PLAIN_DELIVERY_PATH.exec(req.url)?.[1];
+    if (name === undefined) return next();
+    before.securityHeaders.apply(res);
+    beginRequest(req, res, deps.metrics);
+    if (!secretHolds(req, res, name)) return;
+    runInOrder(readBody, req, res, next, () => deliver(req, res, name));
+  };
+
+  const router = Router();
+  router.post(
+    '/webhooks/:eventName',
+    knownShape,
+    (req, res, next) => {
+      if (secretHolds(req, res, req.params.eventName as string)) next();
+    },
+    ...readBody,
+    (req, res) => deliver(req, res, req.params.eventName as string),
+  );
   router.all('/webhooks/:eventName', otherMethod);
-  return router;
+  return { fastPath, router };
 }
 
 /** Check 1: a malformed event name is no route at all, before a byte of the body is read. */

@@ -1,5 +1,6 @@
-import { Kysely, PostgresDialect, type ColumnType, type Generated } from 'kysely';
+import { PostgresDialect, type ColumnType, type Generated, type Kysely } from 'kysely';
 import pg from 'pg';
+import { PooledKysely } from './prepared-statement.ts';
 
 /**
  * One interface per table, matching migrations/. Column types are what the driver hands back:
@@ -149,7 +150,10 @@ export interface DatabaseOptions {
   poolMax: number;
   /** Give up connecting after this long, so a dead database becomes a 5xx rather than a hang. */
   connectionTimeoutMs?: number;
-  /** Server-side statement timeout. */
+  /**
+   * Server-side statement timeout. The delivery statements also time out on our side, a little
+   * later (see prepared-statement.ts), for a connection that goes silent.
+   */
   statementTimeoutMs?: number;
   /** An idle pooled connection died (database restart); the pool replaces it. */
   onIdleClientError?: (error: Error) => void;
@@ -161,11 +165,12 @@ export function createDatabase(options: DatabaseOptions): Db {
 
 /** The same, also handing back the pool (for its statistics in metrics). */
 export function createDatabaseWithPool(options: DatabaseOptions): { db: Db; pool: pg.Pool } {
+  const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolMax,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 5000,
-    statement_timeout: options.statementTimeoutMs ?? 10_000,
+    statement_timeout: statementTimeoutMs,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === TIMESTAMP_WITHOUT_ZONE
@@ -180,25 +185,7 @@ export function createDatabaseWithPool(options: DatabaseOptions): { db: Db; pool
   // The query in flight already fails with the same error (and its delivery gets a 500).
   pool.on('connect', (client) => {
     client.on('error', () => {});
-    preparedOnRequest(client);
   });
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool };
-}
-
-/** A query whose text starts with this comment runs as a named prepared statement. */
-export const PREPARED_STATEMENT_TAG = /^\s*\/\* prepared:([\w-]+) \*\//;
-
-/**
- * Kysely sends every query unnamed, so Postgres plans it again each time. For the few hot
- * statements that mark themselves with `/* prepared:<name> *\/`, this client sends them as
- * named statements instead: parsed and planned once per connection, then only executed.
- */
-function preparedOnRequest(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  client.query = ((text: unknown, ...rest: unknown[]) => {
-    const name = typeof text === 'string' ? PREPARED_STATEMENT_TAG.exec(text)?.[1] : undefined;
-    if (name === undefined) return query(text, ...rest);
-    const [values, callback] = rest;
-    return query({ name, text, values }, ...(callback === undefined ? [] : [callback]));
-  }) as typeof client.query;
+  const dialect = { dialect: new PostgresDialect({ pool }) };
+  return { db: new PooledKysely<Database>(pool, dialect, statementTimeoutMs), pool };
 }

@@ -24,9 +24,13 @@ export function isPostgresSafeValue(value: unknown, depth = 0): boolean {
   if (value === null || typeof value !== 'object') return true;
   if (depth > MAX_DEPTH) return false;
   if (Array.isArray(value)) return value.every((item) => isPostgresSafeValue(item, depth + 1));
-  return Object.entries(value).every(
-    ([key, item]) => isPostgresSafeText(key) && isPostgresSafeValue(item, depth + 1),
-  );
+  // A loop rather than Object.entries: every delivery's body passes here, and the pairs it
+  // would allocate are garbage at once. JSON.parse makes plain objects (own keys only).
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    if (!isPostgresSafeText(key) || !isPostgresSafeValue(record[key], depth + 1)) return false;
+  }
+  return true;
 }
 
 /** For text we write ourselves (reasons, descriptions): replace what Postgres would refuse. */

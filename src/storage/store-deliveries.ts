@@ -1,6 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { FieldProblem, TypedRows } from '../events/types.ts';
 import type { Database } from './database.ts';
+import { preparedStatement, runPrepared } from './prepared-statement.ts';
 import { feedOutboxCte, type OutboxSource } from './feed-outbox-sql.ts';
 import {
   lateConflictCtes,
@@ -61,51 +62,20 @@ export async function storeDeliveries(
   batch: readonly DeliveryToStore[],
 ): Promise<StoredOutcome[]> {
   const byKey = [...batch].sort((a, b) => compareIds(a.delivery.webhookId, b.delivery.webhookId));
-  const d = byKey.map((item) => ({ ...item.delivery, modelled: item.typed.kind !== 'unmodelled' }));
   const [payments, payTo, rejections] = typedRowsByTable(byKey);
 
-  // One fixed text whatever the batch size (everything travels in four JSON parameters), so it
-  // is prepared once per connection (see PREPARED_STATEMENT_TAG in database.ts).
-  const result = await sql<StatementRow>`
-    /* prepared:store-deliveries-v1 */
-    WITH incoming AS (
-      SELECT * FROM jsonb_to_recordset(${deliveriesJson(d)}::jsonb) AS i(
-        position int, webhook_id bigint, event_name text, modelled boolean,
-        received_at timestamptz, body_sha256 text, raw_body_base64 text, payload jsonb,
-        content_type text, headers jsonb, request_id text, remote_address text,
-        signing_key_fingerprint text, warnings jsonb)
-    ),
-    delivery AS (
-      INSERT INTO webhook_deliveries (webhook_id, event_name, modelled, received_at, body_sha256,
-        raw_body, payload, content_type, headers, request_id, remote_address,
-        signing_key_fingerprint, warnings)
-      SELECT webhook_id, event_name, modelled, received_at, body_sha256,
-        decode(raw_body_base64, 'base64'), payload, content_type, headers, request_id,
-        remote_address, signing_key_fingerprint, warnings
-      FROM incoming ORDER BY position
-      ON CONFLICT DO NOTHING
-      RETURNING webhook_id, body_sha256, event_name, modelled
-    ),
-    ${typedRowCtes(TYPED, payments)},
-    ${typedRowCtes(PAYTO, payTo)},
-    ${typedRowCtes(REJECTIONS, rejections)},
-    ${STORE_OUTBOX},
-    tally (webhook_id, inserted, unresolved, conflicts) AS (
-      ${typedRowTally(TYPED)} UNION ALL ${typedRowTally(PAYTO)} UNION ALL ${typedRowTally(REJECTIONS)}
-    )
-    SELECT delivery.webhook_id::text AS webhook_id, delivery.body_sha256,
-      coalesce(sum(tally.inserted), 0)::int AS typed,
-      coalesce(sum(tally.unresolved), 0)::int AS unresolved,
-      coalesce(sum(tally.conflicts), 0)::int AS conflicts
-    FROM delivery LEFT JOIN tally USING (webhook_id)
-    GROUP BY delivery.webhook_id, delivery.body_sha256
-  `.execute(db);
+  const rows = await runPrepared<StatementRow, Database>(db, STORE_STATEMENT, [
+    deliveriesJson(byKey),
+    payments,
+    payTo,
+    rejections,
+  ]);
 
-  const late = await recordLateConflicts(db, byKey, result.rows);
+  const late = await recordLateConflicts(db, byKey, rows);
 
   // Two identical deliveries in one batch share a key; the first claims the written row and
   // the other is a duplicate, as it would be had they arrived one after the other.
-  const written = new Map(result.rows.map((row) => [`${row.webhook_id}/${row.body_sha256}`, row]));
+  const written = new Map(rows.map((row) => [`${row.webhook_id}/${row.body_sha256}`, row]));
   return batch.map(({ delivery, typed }) => {
     const key = `${delivery.webhookId}/${delivery.bodySha256}`;
     const row = written.get(key);
@@ -192,6 +162,72 @@ const LATE_CONFLICT_OUTBOX = feedOutboxCte(
 );
 
 /**
+ * The store statement: one fixed text whatever the batch size (everything travels in four JSON
+ * parameters), so each connection prepares it once (see prepared-statement.ts).
+ */
+function storeTemplate(
+  deliveries: string,
+  payments: string,
+  payTo: string,
+  rejections: string,
+): RawBuilder<unknown> {
+  return sql`
+    WITH incoming AS (
+      SELECT * FROM jsonb_to_recordset(${deliveries}::jsonb) AS i(
+        position int, webhook_id bigint, event_name text, modelled boolean,
+        received_at timestamptz, body_sha256 text, raw_body_base64 text, payload jsonb,
+        content_type text, headers jsonb, request_id text, remote_address text,
+        signing_key_fingerprint text, warnings jsonb)
+    ),
+    delivery AS (
+      INSERT INTO webhook_deliveries (webhook_id, event_name, modelled, received_at, body_sha256,
+        raw_body, payload, content_type, headers, request_id, remote_address,
+        signing_key_fingerprint, warnings)
+      SELECT webhook_id, event_name, modelled, received_at, body_sha256,
+        decode(raw_body_base64, 'base64'), payload, content_type, headers, request_id,
+        remote_address, signing_key_fingerprint, warnings
+      FROM incoming ORDER BY position
+      ON CONFLICT DO NOTHING
+      RETURNING webhook_id, body_sha256, event_name, modelled
+    ),
+    ${typedRowCtes(TYPED, payments)},
+    ${typedRowCtes(PAYTO, payTo)},
+    ${typedRowCtes(REJECTIONS, rejections)},
+    ${STORE_OUTBOX},
+    tally (webhook_id, inserted, unresolved, conflicts) AS (
+      ${typedRowTally(TYPED)} UNION ALL ${typedRowTally(PAYTO)} UNION ALL ${typedRowTally(REJECTIONS)}
+    )
+    SELECT delivery.webhook_id::text AS webhook_id, delivery.body_sha256,
+      coalesce(sum(tally.inserted), 0)::int AS typed,
+      coalesce(sum(tally.unresolved), 0)::int AS unresolved,
+      coalesce(sum(tally.conflicts), 0)::int AS conflicts
+    FROM delivery LEFT JOIN tally USING (webhook_id)
+    GROUP BY delivery.webhook_id, delivery.body_sha256
+  `;
+}
+
+/** The follow-up for typed rows that lost a race (see recordLateConflicts). */
+function lateConflictTemplate(payments: string, payTo: string, rejections: string) {
+  return sql`
+    WITH ${lateConflictCtes(TYPED, payments)},
+    ${lateConflictCtes(PAYTO, payTo)},
+    ${lateConflictCtes(REJECTIONS, rejections)},
+    ${LATE_CONFLICT_OUTBOX}
+    SELECT webhook_id::text, count(*)::int AS conflicts FROM (
+      SELECT webhook_id FROM pay_conflict UNION ALL SELECT webhook_id FROM payto_conflict
+      UNION ALL SELECT webhook_id FROM rej_conflict
+    ) c GROUP BY webhook_id
+  `;
+}
+
+const STORE_STATEMENT = preparedStatement('store-deliveries-v1', storeTemplate('', '', '', ''), 4);
+const LATE_CONFLICT_STATEMENT = preparedStatement(
+  'record-late-conflicts-v1',
+  lateConflictTemplate('', '', ''),
+  3,
+);
+
+/**
  * A second statement, only when some typed row was neither inserted nor matched by a row the
  * first statement could see (two instances inserting one key at the same moment).
  */
@@ -205,17 +241,12 @@ async function recordLateConflicts(
   const [payments, payTo, rejections] = typedRowsByTable(
     items.filter((item) => racing.has(item.delivery.webhookId)),
   );
-  const result = await sql<{ webhook_id: string; conflicts: number }>`
-    WITH ${lateConflictCtes(TYPED, payments)},
-    ${lateConflictCtes(PAYTO, payTo)},
-    ${lateConflictCtes(REJECTIONS, rejections)},
-    ${LATE_CONFLICT_OUTBOX}
-    SELECT webhook_id::text, count(*)::int AS conflicts FROM (
-      SELECT webhook_id FROM pay_conflict UNION ALL SELECT webhook_id FROM payto_conflict
-      UNION ALL SELECT webhook_id FROM rej_conflict
-    ) c GROUP BY webhook_id
-  `.execute(db);
-  return new Map(result.rows.map((row) => [row.webhook_id, row.conflicts]));
+  const found = await runPrepared<{ webhook_id: string; conflicts: number }, Database>(
+    db,
+    LATE_CONFLICT_STATEMENT,
+    [payments, payTo, rejections],
+  );
+  return new Map(found.map((row) => [row.webhook_id, row.conflicts]));
 }
 
 /**
@@ -233,22 +264,17 @@ function typedRowsByTable(items: readonly DeliveryToStore[]): [string, string, s
   for (const { delivery, typed } of items) {
     const list = tables[typed.kind];
     typed.rows.forEach((row, recordIndex) => {
-      list.push({
-        webhook_id: delivery.webhookId,
-        body_sha256: delivery.bodySha256,
-        event_name: delivery.eventName,
-        record_index: recordIndex,
-        key: 'rejectionId' in row ? row.rejectionId : row.transactionId,
-        row: columns(row, delivery),
-      });
+      const key = 'rejectionId' in row ? row.rejectionId : row.transactionId;
+      list.push({ key, delivery, recordIndex, row });
     });
   }
-  const json = (list: TypedItem[]) =>
-    JSON.stringify(
-      list
-        .sort((a, b) => compareText(a.event_name, b.event_name) || compareText(a.key, b.key))
-        .map(({ key: _key, ...item }, position) => ({ position, ...item })),
+  const json = (list: TypedItem[]) => {
+    list.sort(
+      (a, b) =>
+        compareText(a.delivery.eventName, b.delivery.eventName) || compareText(a.key, b.key),
     );
+    return `[${list.map(typedItemJson).join(',')}]`;
+  };
   return [
     json(tables['npp-payment']),
     json(tables['payto-payment']),
@@ -257,31 +283,36 @@ function typedRowsByTable(items: readonly DeliveryToStore[]): [string, string, s
 }
 
 interface TypedItem {
-  webhook_id: string;
-  body_sha256: string;
-  event_name: string;
-  record_index: number;
   key: string;
-  row: Record<string, unknown>;
+  delivery: NewDelivery;
+  recordIndex: number;
+  row: object;
 }
 
-/** A typed row keyed by column name (`payIdName` -> `pay_id_name`), with its delivery's keys. */
-function columns(row: object, delivery: NewDelivery): Record<string, unknown> {
-  const record: Record<string, unknown> = {
-    webhook_id: delivery.webhookId,
-    event_name: delivery.eventName,
-    received_at: delivery.receivedAt.toISOString(),
-  };
-  for (const [key, value] of Object.entries(row)) record[columnName(key)] = value;
-  return record;
+/**
+ * One typed row as JSON text: its place, its delivery's keys, and the row keyed by column name
+ * (`payIdName` -> `pay_id_name`) with its delivery's keys. Written out directly: building an
+ * object of some thirty columns to stringify it took twice as long, and made garbage.
+ */
+function typedItemJson({ delivery, recordIndex, row }: TypedItem, position: number): string {
+  const webhookId = JSON.stringify(delivery.webhookId);
+  const eventName = text(delivery.eventName);
+  let json =
+    `{"position":${position},"webhook_id":${webhookId},"body_sha256":"${delivery.bodySha256}",` +
+    `"event_name":${eventName},"record_index":${recordIndex},"row":{"webhook_id":${webhookId},` +
+    `"event_name":${eventName},"received_at":"${delivery.receivedAt.toISOString()}"`;
+  const fields = row as Record<string, unknown>;
+  for (const key in fields) json += `,${columnKey(key)}${JSON.stringify(fields[key]) ?? 'null'}`;
+  return `${json}}}`;
 }
 
 const COLUMN_NAMES = new Map<string, string>();
 
-function columnName(key: string): string {
+/** `"pay_id_name":` for `payIdName`. */
+function columnKey(key: string): string {
   let name = COLUMN_NAMES.get(key);
   if (name === undefined) {
-    name = key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+    name = `${JSON.stringify(key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`))}:`;
     COLUMN_NAMES.set(key, name);
   }
   return name;
@@ -292,12 +323,11 @@ function columnName(key: string): string {
  * as it is (already parsed once, so valid JSON), and Postgres parses it exactly once, into the
  * payload column, with every number as exact as it was sent. Raw bytes travel as base64.
  */
-function deliveriesJson(deliveries: readonly (NewDelivery & { modelled: boolean })[]): string {
-  const text = (value: string | null) => (value === null ? 'null' : JSON.stringify(value));
-  const rows = deliveries.map(
-    (x, position) =>
+function deliveriesJson(items: readonly DeliveryToStore[]): string {
+  const rows = items.map(
+    ({ delivery: x, typed }, position) =>
       `{"position":${position},"webhook_id":${x.webhookId},"event_name":${text(x.eventName)},` +
-      `"modelled":${x.modelled},"received_at":"${x.receivedAt.toISOString()}",` +
+      `"modelled":${typed.kind !== 'unmodelled'},"received_at":"${x.receivedAt.toISOString()}",` +
       `"body_sha256":"${x.bodySha256}","raw_body_base64":"${x.rawBody.toString('base64')}",` +
       `"payload":${x.payloadJson ?? 'null'},"content_type":${text(x.contentType)},` +
       `"headers":${JSON.stringify(x.headers)},"request_id":${text(x.requestId)},` +
@@ -306,6 +336,10 @@ function deliveriesJson(deliveries: readonly (NewDelivery & { modelled: boolean 
       `"warnings":${JSON.stringify(x.warnings ?? [])}}`,
   );
   return `[${rows.join(',')}]`;
+}
+
+function text(value: string | null): string {
+  return value === null ? 'null' : JSON.stringify(value);
 }
 
 /** Webhookids are decimal text of up to 19 digits: compare as numbers without BigInt. */

@@ -6,7 +6,8 @@ import { freshWebhookId, sendDelivery } from '../support/deliveries.ts';
 import { deliveryItem, observedStore } from '../support/delivery-items.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
 import { generateSigningKeyPair, type SigningKeyPair } from '../support/signing.ts';
-import { startTcpProxy, type TcpProxy } from '../../tools/shared/tcp-proxy.ts';
+import type { TcpProxy } from '../../tools/shared/tcp-proxy.ts';
+import { proxyDatabase } from '../support/proxied-database.ts';
 import { buildTestApp, type TestApp } from '../support/test-app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
@@ -19,12 +20,7 @@ let viaProxy: string;
 
 beforeAll(async () => {
   [database, signer] = await Promise.all([createTestDatabase(), generateSigningKeyPair()]);
-  const target = new URL(database.url);
-  proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-  const url = new URL(database.url);
-  url.hostname = '127.0.0.1';
-  url.port = String(proxy.port);
-  viaProxy = url.toString();
+  ({ proxy, url: viaProxy } = await proxyDatabase(database));
   db = createDatabase({ url: viaProxy, poolMax: 4, connectionTimeoutMs: 1000 });
   built = buildTestApp({ db, publicKey: signer.publicKey });
 });

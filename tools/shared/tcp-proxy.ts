@@ -15,6 +15,12 @@ export interface TcpProxy {
    * host that stops responding: a client waits out its connection timeout.
    */
   silence(): void;
+  /**
+   * Stop forwarding on every open connection without closing it, like a peer whose packets are
+   * dropped (no FIN, no RST): both ends wait. New connections are forwarded as usual; frozen
+   * ones stay frozen until `close`.
+   */
+  freeze(): void;
   restore(): void;
   /** Connections accepted so far (attempts, answered or not). */
   readonly accepted: number;
@@ -23,6 +29,7 @@ export interface TcpProxy {
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
+  const pairs = new Set<readonly [Socket, Socket]>();
   let mode: 'open' | 'cut' | 'silent' = 'open';
   let accepted = 0;
   const track = (socket: Socket) => {
@@ -39,6 +46,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     const upstream = connect(targetPort, targetHost);
     track(upstream);
     client.pipe(upstream).pipe(client);
+    const pair = [client, upstream] as const;
+    pairs.add(pair);
+    client.on('close', () => pairs.delete(pair));
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
     client.on('close', () => upstream.destroy());
@@ -54,6 +64,15 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     silence: () => {
       mode = 'silent';
       for (const socket of sockets) socket.destroy();
+    },
+    freeze: () => {
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
+      pairs.clear();
     },
     restore: () => {
       mode = 'open';

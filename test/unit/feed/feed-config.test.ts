@@ -3,12 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/config.ts';
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`;
-/** The receiver refuses to start without being told about the shared secret. */
-const RECEIVER = { WEBHOOK_SECRETS: 'Basic abc' };
+
+/** What every configuration needs besides the feed's own settings (merged from main). */
+const REQUIRED = { WEBHOOK_SECRETS: 'feed-config-test-secret' };
 
 function problemsOf(env: Record<string, string>): readonly string[] {
   try {
-    loadConfig({ ...RECEIVER, ...env });
+    loadConfig({ ...REQUIRED, ...env });
   } catch (error) {
     if (error instanceof ConfigError) return error.problems;
     throw error;
@@ -18,7 +19,7 @@ function problemsOf(env: Record<string, string>): readonly string[] {
 
 describe('feed configuration', () => {
   it('when nothing is set, then positions run but neither the pull endpoint nor the relay does, and a pull listener would be loopback only', () => {
-    expect(loadConfig(RECEIVER).feed).toMatchObject({
+    expect(loadConfig(REQUIRED).feed).toMatchObject({
       token: undefined,
       relay: undefined,
       host: '127.0.0.1',
@@ -28,7 +29,7 @@ describe('feed configuration', () => {
 
   it('when FEED_HTTP_URL and a whsec_ secret are set, then the relay is configured with the key bytes', () => {
     const feed = loadConfig({
-      ...RECEIVER,
+      ...REQUIRED,
       FEED_HTTP_URL: 'https://consumer.example/hooks',
       FEED_HTTP_SECRET: secret,
       FEED_HTTP_CONCURRENCY: '3',
