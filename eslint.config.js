@@ -14,7 +14,7 @@ export default tseslint.config(
     },
   },
   {
-    // What may import what (service, src/shared, tools, tests, migrations): lint/layers.js.
+    // What may import what (service, src/common, tools, tests, migrations): lint/layers.js.
     plugins: { layers: layersPlugin },
     rules: { 'layers/imports': 'error' },
   },

@@ -7,9 +7,9 @@ import path from 'node:path';
  * the layers; the rule is the part of it that cannot drift.
  *
  *   migrations/**     nothing from the project (frozen in time)
- *   src/shared/**     only src/shared/**
+ *   src/common/**     only src/common/**
  *   src/** (service)  only src/**: never tools/, test/ or migrations/
- *   tools/**          tools/**, src/shared/**, and TOOL_SERVICE_MODULES below
+ *   tools/**          tools/**, src/common/**, and TOOL_SERVICE_MODULES below
  *   tools/**\/test/**, test/**: anything (tests reach into every layer)
  */
 
@@ -53,7 +53,7 @@ const under = (file, folder) => file === folder || file.startsWith(`${folder}/`)
 
 function layerOf(file) {
   if (under(file, 'migrations')) return 'migrations';
-  if (under(file, 'src/shared')) return 'shared';
+  if (under(file, 'src/common')) return 'common';
   if (PIPELINE.some((folder) => under(file, folder))) return 'pipeline';
   if (under(file, 'src')) return 'service';
   if (under(file, 'tools') && file.split('/').includes('test')) return 'test';
@@ -66,10 +66,10 @@ export function layerViolation(importer, target) {
   switch (layerOf(importer)) {
     case 'migrations':
       return 'a migration imports nothing from the project: it must not change when the code does';
-    case 'shared':
-      return under(target, 'src/shared')
+    case 'common':
+      return under(target, 'src/common')
         ? undefined
-        : 'src/shared imports only src/shared: both the service and the tools build on it';
+        : 'src/common imports only src/common: both the service and the tools build on it';
     case 'pipeline':
       if (!under(target, 'src')) {
         return 'the service (src/) imports only src/: no tools, tests or migrations in the runtime';
@@ -83,10 +83,10 @@ export function layerViolation(importer, target) {
         : 'the service (src/) imports only src/: no tools, tests or migrations in the runtime';
     case 'tool':
       return under(target, 'tools') ||
-        under(target, 'src/shared') ||
+        under(target, 'src/common') ||
         TOOL_SERVICE_MODULES.includes(target)
         ? undefined
-        : 'a tool imports tools/, src/shared/ and the few receiver modules listed in lint/layers.js';
+        : 'a tool imports tools/, src/common/ and the few receiver modules listed in lint/layers.js';
     default:
       return undefined;
   }

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
-import { PUBLIC_KEY_PATH } from './shared/platform-key.ts';
+import { PUBLIC_KEY_PATH } from './common/platform-key.ts';
 import { parseWebhookSecret } from './feed/signer.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { CREDENTIAL_HEADERS } from './shared/credential-headers.ts';
+import { CREDENTIAL_HEADERS } from './common/credential-headers.ts';
 
 export type { Logger } from 'pino';
 

@@ -5,11 +5,11 @@ import path from 'node:path';
 import type { Logger } from '../logger.ts';
 import type { SigningKeySource } from '../verification/key-source.ts';
 import { decodeSignature, verifySignature } from '../verification/signature.ts';
-import { bodyField } from '../shared/capture-body.ts';
-import { captureHeaders } from '../shared/capture-headers.ts';
-import { serialiseCapturedDelivery } from '../shared/captured-delivery.ts';
+import { bodyField } from '../common/capture-body.ts';
+import { captureHeaders } from '../common/capture-headers.ts';
+import { serialiseCapturedDelivery } from '../common/captured-delivery.ts';
 import { cleanReplayExpectation } from './clean-replay-expectation.ts';
-import { providerHex } from '../shared/platform-key.ts';
+import { providerHex } from '../common/platform-key.ts';
 
 export interface CaptureWriterOptions {
   dir: string;

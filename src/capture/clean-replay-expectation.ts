@@ -2,9 +2,9 @@ import { decodeBody } from '../delivery/decode-body.ts';
 import { findEventModel } from '../events/registry.ts';
 import type { TypedRows } from '../events/types.ts';
 import type { DeliveryOutcome } from '../delivery/receive-delivery.ts';
-import type { ExpectedAnswer, Outcome, RowTable } from '../shared/expected-answer.ts';
+import type { ExpectedAnswer, Outcome, RowTable } from '../common/expected-answer.ts';
 
-// The file format (src/shared) lists the receiver's outcomes itself, since it may not import the
+// The file format (src/common) lists the receiver's outcomes itself, since it may not import the
 // receiver; this stops the typecheck if the two lists ever differ, in either direction.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const OUTCOME_LISTS_AGREE: Same<DeliveryOutcome, Outcome> = true;

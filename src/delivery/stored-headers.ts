@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { CREDENTIAL_HEADERS } from '../shared/credential-headers.ts';
+import { CREDENTIAL_HEADERS } from '../common/credential-headers.ts';
 
 /** Request headers as kept with a delivery: credentials removed, repeated headers joined. */
 export function storedHeaders(headers: IncomingHttpHeaders): Record<string, string> {

@@ -1,7 +1,7 @@
 import { inboundDirectCreditRejections, nppCreditRejections } from './credit-rejection.ts';
 import { nppReceivePayment, payToReceivePayment } from './npp-receive-payment.ts';
 import type { EventModel } from './types.ts';
-import { isWellFormedEventName } from '../shared/event-name.ts';
+import { isWellFormedEventName } from '../common/event-name.ts';
 
 const MODELS: readonly EventModel[] = Object.freeze([
   nppReceivePayment,

@@ -2,7 +2,7 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import type { EventModel } from '../events/types.ts';
 import type { Logger } from '../logger.ts';
 import { findEventModel } from '../events/registry.ts';
-import { isWellFormedEventName } from '../shared/event-name.ts';
+import { isWellFormedEventName } from '../common/event-name.ts';
 import {
   receiveDelivery,
   type DeliveryAnswer,

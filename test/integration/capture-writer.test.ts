@@ -7,12 +7,12 @@ import express from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadCaptureFile } from '../../tools/capture/capture-files.ts';
 import { createCaptureWriter, type Capture } from '../../src/capture/capture-writer.ts';
-import { parseCapturedDelivery } from '../../src/shared/captured-delivery.ts';
+import { parseCapturedDelivery } from '../../src/common/captured-delivery.ts';
 import {
   differencesFromExpected,
   ROW_TABLES,
   type RowTable,
-} from '../../src/shared/expected-answer.ts';
+} from '../../src/common/expected-answer.ts';
 import { replayCaptures } from '../../tools/capture/replay-deliveries.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createConfiguredKeySource } from '../../src/verification/key-source.ts';

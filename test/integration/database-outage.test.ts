@@ -6,7 +6,7 @@ import { freshWebhookId, sendDelivery } from '../support/deliveries.ts';
 import { deliveryItem, observedStore } from '../support/delivery-items.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
 import { generateSigningKeyPair, type SigningKeyPair } from '../support/signing.ts';
-import type { TcpProxy } from '../../tools/shared/tcp-proxy.ts';
+import type { TcpProxy } from '../../tools/common/tcp-proxy.ts';
 import { proxyDatabase } from '../support/proxied-database.ts';
 import { buildTestApp, type TestApp } from '../support/test-app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';

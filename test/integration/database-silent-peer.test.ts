@@ -3,7 +3,7 @@ import { createDatabase, type Db } from '../../src/storage/database.ts';
 import { freshWebhookId, sendDelivery } from '../support/deliveries.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
 import { generateSigningKeyPair, type SigningKeyPair } from '../support/signing.ts';
-import type { TcpProxy } from '../../tools/shared/tcp-proxy.ts';
+import type { TcpProxy } from '../../tools/common/tcp-proxy.ts';
 import { proxyDatabase } from '../support/proxied-database.ts';
 import { buildTestApp, type TestApp } from '../support/test-app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bodyBytes, freshWebhookId } from '../support/deliveries.ts';
-import { freePort } from '../../tools/shared/free-port.ts';
+import { freePort } from '../../tools/common/free-port.ts';
 import { answers, runScript, waitFor, type RunningProcess } from '../support/receiver-process.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
 import {

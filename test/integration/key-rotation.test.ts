@@ -3,7 +3,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import type { KeyObject } from 'node:crypto';
 import { createLogger } from '../../src/logger.ts';
-import { startKeyServer, type KeyServer } from '../../src/shared/key-server.ts';
+import { startKeyServer, type KeyServer } from '../../src/common/key-server.ts';
 import {
   createFetchedKeySource,
   type FetchedKeySourceOptions,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bodyBytes, freshWebhookId } from '../support/deliveries.ts';
-import { freePort } from '../../tools/shared/free-port.ts';
+import { freePort } from '../../tools/common/free-port.ts';
 import { answers, PROJECT_DIR, runScript as run, waitFor } from '../support/receiver-process.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
 import {

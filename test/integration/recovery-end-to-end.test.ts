@@ -4,7 +4,7 @@ import { todayAndYesterday } from '../../src/provider/sydney-day.ts';
 import { withProviderTables } from '../../src/provider/tables.ts';
 import { runRecovery, type RecoveryOptions } from '../../src/recovery/run-recovery.ts';
 import { startTestSandbox, subscribe, type TestSandbox } from '../../tools/sandbox/test/support.ts';
-import { freePort } from '../../tools/shared/free-port.ts';
+import { freePort } from '../../tools/common/free-port.ts';
 import {
   sandboxProviderClient,
   startSandboxReceiver,

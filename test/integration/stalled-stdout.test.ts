@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../tools/shared/free-port.ts';
+import { freePort } from '../../tools/common/free-port.ts';
 import { answers, exitWithin, runScript, waitFor } from '../support/receiver-process.ts';
 import { generateSigningKeyPair, publicKeyAsProviderHex } from '../support/signing.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';

@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { freePort } from '../../tools/shared/free-port.ts';
+import { freePort } from '../../tools/common/free-port.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startEmbeddedPostgres } from '../../src/storage/embedded-postgres.ts';
 

@@ -1,4 +1,4 @@
-import { startTcpProxy, type TcpProxy } from '../../tools/shared/tcp-proxy.ts';
+import { startTcpProxy, type TcpProxy } from '../../tools/common/tcp-proxy.ts';
 import type { TestDatabase } from './test-database.ts';
 
 /** A TCP proxy in front of a test database, and the database's URL through it. */

@@ -1,16 +1,10 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import { ROW_TABLES } from '../../src/common/expected-answer.ts';
 import { generateSigningKeyPair, type SigningKeyPair } from './signing.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
 
-export const STORED_TABLES = [
-  'webhook_deliveries',
-  'npp_payments',
-  'payto_payments',
-  'credit_rejections',
-  'conflicts',
-  'quarantined_deliveries',
-  'feed_events',
-] as const;
+/** Every table a delivery can write: the captured-fixture format's tables and the feed's outbox. */
+export const STORED_TABLES = [...ROW_TABLES, 'feed_events'] as const;
 
 export interface Testbed {
   readonly database: TestDatabase;

@@ -32,7 +32,7 @@ export interface RunningServer {
 const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 20_000;
 
-export { freePort } from '../shared/free-port.ts';
+export { freePort } from '../common/free-port.ts';
 
 export async function startServer(launch: ServerLaunch, cwd: string): Promise<RunningServer> {
   const stdout = openSync(launch.stdoutFile, 'w');

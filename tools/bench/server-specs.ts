@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
-import { providerHex } from '../../src/shared/platform-key.ts';
+import { providerHex } from '../../src/common/platform-key.ts';
 import type { Cleanup } from './cleanup.ts';
 import type { ServerName } from './options.ts';
 import {

@@ -4,7 +4,7 @@ import {
   CapturedDeliveryError,
   parseCapturedDelivery,
   type CapturedDelivery,
-} from '../../src/shared/captured-delivery.ts';
+} from '../../src/common/captured-delivery.ts';
 
 export type LoadedCapture =
   | { file: string; ok: true; delivery: CapturedDelivery }

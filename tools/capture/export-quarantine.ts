@@ -6,11 +6,11 @@ import { findEventModel } from '../../src/events/registry.ts';
 import type { Db } from '../../src/storage/database.ts';
 import { keyFingerprint } from '../../src/verification/public-key.ts';
 import { decodeSignature, verifySignature } from '../../src/verification/signature.ts';
-import { bodyField } from '../../src/shared/capture-body.ts';
-import { captureHeaders } from '../../src/shared/capture-headers.ts';
-import { serialiseCapturedDelivery } from '../../src/shared/captured-delivery.ts';
+import { bodyField } from '../../src/common/capture-body.ts';
+import { captureHeaders } from '../../src/common/capture-headers.ts';
+import { serialiseCapturedDelivery } from '../../src/common/captured-delivery.ts';
 import { targetRows } from './export-target-rows.ts';
-import { providerHex } from '../../src/shared/platform-key.ts';
+import { providerHex } from '../../src/common/platform-key.ts';
 
 export interface ExportQuarantineOptions {
   outDir: string;

@@ -1,5 +1,5 @@
 import { findEventModel } from '../../src/events/registry.ts';
-import type { RowTable } from '../../src/shared/expected-answer.ts';
+import type { RowTable } from '../../src/common/expected-answer.ts';
 
 /**
  * The rows a quarantined delivery should write once the receiver accepts it: one delivery, plus

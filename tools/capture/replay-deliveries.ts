@@ -1,10 +1,10 @@
 import type { Agent } from 'node:http';
 import { parseWebhookId } from '../../src/delivery/webhook-id.ts';
-import { bodyBytes } from '../../src/shared/capture-body.ts';
+import { bodyBytes } from '../../src/common/capture-body.ts';
 import type { LoadedCapture } from './capture-files.ts';
-import type { CapturedDelivery } from '../../src/shared/captured-delivery.ts';
-import { differencesFromExpected } from '../../src/shared/expected-answer.ts';
-import { envelopeStatus, postBytes } from '../shared/post-delivery.ts';
+import type { CapturedDelivery } from '../../src/common/captured-delivery.ts';
+import { differencesFromExpected } from '../../src/common/expected-answer.ts';
+import { envelopeStatus, postBytes } from '../common/post-delivery.ts';
 
 export interface ReplayOptions {
   /** The receiver's base URL; deliveries go to `<url>/webhooks/<eventName>`. */

@@ -2,7 +2,7 @@ import { generateKeyPair, type KeyObject } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { loadOrCreateSigningKey } from '../shared/signing-key-file.ts';
+import { loadOrCreateSigningKey } from '../common/signing-key-file.ts';
 import { keyFingerprint } from '../../src/verification/public-key.ts';
 
 export interface KeyPair {

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { postBytes } from '../shared/post-delivery.ts';
+import { postBytes } from '../common/post-delivery.ts';
 import type { PlannedSend } from './plan.ts';
 import { countAttempt, countFinal, emptySummary, type SimulationSummary } from './summary.ts';
 import { concurrencyLimit, pacer, sleep } from './throttle.ts';

@@ -1,8 +1,8 @@
 import { keyFingerprint } from '../../src/verification/public-key.ts';
-import { startKeyServer, type KeyServer } from '../../src/shared/key-server.ts';
+import { startKeyServer, type KeyServer } from '../../src/common/key-server.ts';
 import { planSimulation, type PlanOptions } from './plan.ts';
 import { runSimulation, type RunOptions } from './run-simulation.ts';
-import { loadOrCreateSigningKey } from '../shared/signing-key-file.ts';
+import { loadOrCreateSigningKey } from '../common/signing-key-file.ts';
 import type { SimulationSummary } from './summary.ts';
 
 export interface SimulateOptions extends PlanOptions, RunOptions {

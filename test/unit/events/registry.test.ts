@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findEventModel } from '../../../src/events/registry.ts';
-import { isWellFormedEventName } from '../../../src/shared/event-name.ts';
+import { isWellFormedEventName } from '../../../src/common/event-name.ts';
 
 describe('findEventModel', () => {
   it.each([

@@ -27,7 +27,7 @@ async function layerErrors(file: string, code: string): Promise<string[]> {
 
 describe('the layer rule', () => {
   it.each([
-    ['src/http/example.ts', "import '../../tools/shared/free-port.ts';", /the service/],
+    ['src/http/example.ts', "import '../../tools/common/free-port.ts';", /the service/],
     ['src/http/example.ts', "import '../../test/support/signing.ts';", /the service/],
     ['src/storage/example.ts', "import '../../migrations/x.ts';", /the service/],
     ['src/example.ts', "export * from '../tools/simulator/plan.ts';", /the service/],
@@ -35,13 +35,13 @@ describe('the layer rule', () => {
     ['src/storage/example.ts', "import '../provider/client.ts';", /the delivery pipeline/],
     ['src/http/example.ts', "import '../feed/relay.ts';", /the delivery pipeline/],
     ['src/delivery/example.ts', "import '../recovery/run.ts';", /the delivery pipeline/],
-    ['src/shared/example.ts', "import '../logger.ts';", /src\/shared imports only/],
-    ['src/shared/example.ts', "import '../../tools/shared/post-delivery.ts';", /src\/shared/],
+    ['src/common/example.ts', "import '../logger.ts';", /src\/shared imports only/],
+    ['src/common/example.ts', "import '../../tools/common/post-delivery.ts';", /src\/shared/],
     ['tools/simulator/example.ts', "import '../../test/support/signing.ts';", /a tool imports/],
     ['tools/simulator/example.ts', "import '../../src/http/envelope.ts';", /a tool imports/],
     ['tools/capture/example.ts', "export { x } from '../../src/app.ts';", /a tool imports/],
     ['migrations/example.ts', "import '../src/storage/database.ts';", /a migration/],
-    ['migrations/example.ts', "import '../src/shared/platform-key.ts';", /a migration/],
+    ['migrations/example.ts', "import '../src/common/platform-key.ts';", /a migration/],
   ])('when %s imports across its layer (%s), then lint reports it', async (file, code, why) => {
     const errors = await layerErrors(file, code);
     expect(errors).toHaveLength(1);
@@ -49,11 +49,11 @@ describe('the layer rule', () => {
   });
 
   it.each([
-    ['src/http/example.ts', "import '../shared/platform-key.ts'; import 'pg';"],
+    ['src/http/example.ts', "import '../common/platform-key.ts'; import 'pg';"],
     ['src/recovery/example.ts', "import '../storage/database.ts'; import '../provider/x.ts';"],
-    ['src/shared/example.ts', "import './signing.ts'; import 'node:crypto';"],
-    ['tools/simulator/example.ts', "import '../../src/shared/signing.ts';"],
-    ['tools/simulator/example.ts', "import '../shared/post-delivery.ts'; import '../bench/x.ts';"],
+    ['src/common/example.ts', "import './signing.ts'; import 'node:crypto';"],
+    ['tools/simulator/example.ts', "import '../../src/common/signing.ts';"],
+    ['tools/simulator/example.ts', "import '../common/post-delivery.ts'; import '../bench/x.ts';"],
     ['tools/capture/example.ts', "import '../../src/config.ts'; import '../../src/logger.ts';"],
     ['tools/capture/test/example.test.ts', "import '../../../test/support/signing.ts';"],
     ['test/unit/example.test.ts', "import '../../tools/capture/replay-cli.ts';"],

@@ -16,12 +16,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { captureFilesAt, loadCaptureFile } from '../capture-files.ts';
-import { parseCapturedDelivery } from '../../../src/shared/captured-delivery.ts';
+import { parseCapturedDelivery } from '../../../src/common/captured-delivery.ts';
 import { exportQuarantine } from '../export-quarantine.ts';
 import { replayCaptures, summariseReplay, webhookIdCounter } from '../replay-deliveries.ts';
 import { sendDelivery } from '../../../test/support/deliveries.ts';
 import { nppPayment, rejectionRecord } from '../../../test/support/sample-bodies.ts';
-import { generateSigningKeyPair } from '../../../src/shared/signing.ts';
+import { generateSigningKeyPair } from '../../../src/common/signing.ts';
 import { buildTestApp } from '../../../test/support/test-app.ts';
 import { useTestbed } from '../../../test/support/testbed.ts';
 

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { providerHex } from '../../../src/shared/platform-key.ts';
+import { providerHex } from '../../../src/common/platform-key.ts';
 import { isAccountCredential } from '../credentials.ts';
 import type { SandboxDeps } from '../deps.ts';
 import { sendError, sendOk } from '../envelope.ts';

@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger.ts';
-import { startKeyServer } from '../../../src/shared/key-server.ts';
+import { startKeyServer } from '../../../src/common/key-server.ts';
 import { VALID_VARIANTS } from '../payloads.ts';
 import { DEFAULT_EVENTS, planSimulation } from '../plan.ts';
 import { runSimulation, type RunOptions } from '../run-simulation.ts';
-import { loadOrCreateSigningKey } from '../../shared/signing-key-file.ts';
+import { loadOrCreateSigningKey } from '../../common/signing-key-file.ts';
 import { startSimulator } from '../simulate.ts';
 import { exitCode } from '../summary.ts';
 import {

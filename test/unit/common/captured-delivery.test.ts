@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bodyBytes, bodyField } from '../../../src/shared/capture-body.ts';
+import { bodyBytes, bodyField } from '../../../src/common/capture-body.ts';
 import {
   CapturedDeliveryError,
   parseCapturedDelivery,
   readCapturedDelivery,
   serialiseCapturedDelivery,
   type CapturedDelivery,
-} from '../../../src/shared/captured-delivery.ts';
+} from '../../../src/common/captured-delivery.ts';
 
 const valid = (): CapturedDelivery => ({
   formatVersion: 1,
