@@ -47,6 +47,8 @@ describe('several instances', () => {
     expect(ids).toHaveLength(120);
     expect(new Set(ids).size).toBe(120);
     expect(consumer.unverified()).toBe(0);
+    // Each instance counts a send once it has committed it, a moment after the consumer got it.
+    await eventually(async () => (await sentBy(a)) + (await sentBy(b)) >= 120, 10_000);
     expect(await sentBy(a)).toBeGreaterThan(0);
     expect(await sentBy(b)).toBeGreaterThan(0);
     expect((await sentBy(a)) + (await sentBy(b))).toBe(120);
@@ -79,9 +81,13 @@ describe('several instances', () => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(consumer.received).toEqual([]);
     await eventually(() => consumer.received.length === 3, 40_000);
-    const rows = await bed.database.query<{ attempts: number; relay_state: string }>(
-      'SELECT attempts, relay_state FROM feed_events',
-    );
-    expect(rows.every((r) => r.attempts === 2 && r.relay_state === 'sent')).toBe(true);
+    // The consumer has the POSTs before the relay commits them as sent: wait for that commit.
+    const rows = () =>
+      bed.database.query<{ attempts: number; relay_state: string }>(
+        'SELECT attempts, relay_state FROM feed_events',
+      );
+    await eventually(async () => (await rows()).every((r) => r.relay_state === 'sent'), 10_000);
+    expect(await rows()).toEqual(Array(3).fill({ attempts: 2, relay_state: 'sent' }));
+    expect(consumer.received).toHaveLength(3);
   }, 60_000);
 });
