@@ -3,6 +3,7 @@ import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
 import { PUBLIC_KEY_PATH } from './common/platform-key.ts';
 import { parseWebhookSecret } from './feed/signer.ts';
+import { DIALECT_SETTINGS, type DialectSetting } from './provider/dialect.ts';
 
 /**
  * Configuration is one pure function over the environment. Every bad key is reported at once,
@@ -97,6 +98,7 @@ const envSchema = z.object({
   PROVIDER_API_KEY: optionalText,
   PROVIDER_MACCOUNT: optionalText,
   PROVIDER_TIMEOUT_MS: integer(100, 120_000).default(15_000),
+  PROVIDER_DIALECT: z.enum(DIALECT_SETTINGS).default('auto'),
   RECOVERY_INTERVAL_MS: integer(0, 86_400_000).default(300_000),
   SIGNING_KEY: optionalText,
   SIGNING_KEY_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
@@ -161,6 +163,8 @@ export interface Config {
     readonly apiKey: string | undefined;
     readonly mAccount: string | undefined;
     readonly timeoutMs: number;
+    /** Which description of the platform to speak: `auto` finds out (docs/provider-client.md). */
+    readonly dialect: DialectSetting;
   };
   /** Scheduled recovery: least time between runs; 0 turns it off. Off without credentials. */
   readonly recoveryIntervalMs: number;
@@ -299,6 +303,7 @@ export function loadConfig(
       apiKey: e.PROVIDER_API_KEY,
       mAccount: e.PROVIDER_MACCOUNT,
       timeoutMs: e.PROVIDER_TIMEOUT_MS,
+      dialect: e.PROVIDER_DIALECT,
     }),
     recoveryIntervalMs: e.PROVIDER_API_KEY ? e.RECOVERY_INTERVAL_MS : 0,
     signingKey: Object.freeze(

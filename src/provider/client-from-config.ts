@@ -14,6 +14,7 @@ export function providerClientFromConfig(
     apiKey: provider.apiKey,
     mAccount: provider.mAccount,
     timeoutMs: provider.timeoutMs,
+    dialect: provider.dialect,
     logger: logger.child({ component: 'provider-client' }),
     ...overrides,
   });

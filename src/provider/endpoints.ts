@@ -11,12 +11,23 @@ export type Host = 'base' | 'auth';
 /** `api-key`: Basic key + empty password; `sign-in`: Basic mAccount + key; `bearer`: cached token. */
 export type AuthScheme = 'api-key' | 'sign-in' | 'bearer';
 
+/**
+ * What a 2xx must look like to count as the platform's answer: `envelope`, a JSON object with
+ * a `status`; `json`, any JSON object (the token); `report`, the envelope or CSV text. Anything
+ * else on a 2xx (an HTML page from a proxy, a truncated body) is unreadable, and for a write
+ * that means the platform may have acted.
+ */
+export type AnswerShape = 'envelope' | 'json' | 'report';
+
 export interface Endpoint {
   name: string;
   method: 'GET' | 'POST';
   host: Host;
   auth: AuthScheme;
   retry: boolean;
+  answer: AnswerShape;
+  /** The `Accept` header sent. */
+  accept: string;
   /** Largest answer read (bytes). */
   maxResponseBytes: number;
 }
@@ -34,19 +45,25 @@ const endpoint = (
   host: 'base',
   auth: 'api-key',
   retry: true,
+  answer: 'envelope',
+  accept: 'application/json',
   maxResponseBytes: 256 * KIB,
   ...options,
 });
 
 export const ENDPOINTS = {
-  token: endpoint('token', 'POST', { host: 'auth', auth: 'sign-in', retry: false }),
+  token: endpoint('token', 'POST', { host: 'auth', auth: 'sign-in', retry: false, answer: 'json' }),
   payIdEnquiry: endpoint('payid-enquiry', 'POST'),
   walletSearch: endpoint('wallet-search', 'GET', { maxResponseBytes: 16 * MIB }),
   walletUpdate: endpoint('wallet-update', 'POST'),
   refund: endpoint('refund', 'POST'),
-  // The platform's PayTo APIs take the bearer token; the interface document says Basic. The
-  // token is what the platform issues it for, so the report presents it.
-  paytoReport: endpoint('payto-report', 'GET', { auth: 'bearer', maxResponseBytes: 32 * MIB }),
+  // Both descriptions say Basic with the API key; the interface answers JSON rows, the public
+  // reference `text/plain` CSV: Accept names both, so either platform can answer.
+  paytoReport: endpoint('payto-report', 'GET', {
+    answer: 'report',
+    accept: 'application/json, text/plain;q=0.9, text/csv;q=0.9, application/octet-stream;q=0.8',
+    maxResponseBytes: 32 * MIB,
+  }),
   createSubscription: endpoint('subscriptions', 'POST'),
   deliveryReport: endpoint('delivery-report', 'GET', { maxResponseBytes: 16 * MIB }),
   resend: endpoint('resend', 'POST'),
@@ -54,7 +71,11 @@ export const ENDPOINTS = {
 
 export const PATHS = {
   token: '/au/security/oauth-v1/Token',
-  payIdEnquiry: '/receivables/v2/payid/payIdEnquiry',
+  /** v2 in the interface document, v1 (only) in the public reference. */
+  payIdEnquiry: {
+    interface: '/receivables/v2/payid/payIdEnquiry',
+    public: '/receivables/v1/payid/payIdEnquiry',
+  },
   walletSearch: '/mWallet/v1/search',
   walletUpdate: '/mWallet/v1/update',
   refund: '/receivables/v2/refund',

@@ -1,10 +1,17 @@
 import type { z } from 'zod';
 import type { Logger } from '../logger.ts';
+import {
+  createDialectMemory,
+  inEitherDialect,
+  type Dialect,
+  type DialectMemory,
+  type DialectSetting,
+} from './dialect.ts';
 import { ENDPOINTS, PATHS, type Endpoint } from './endpoints.ts';
 import { ProviderError } from './provider-error.ts';
 import { payIdEnquiryRequest, type PayIdEnquiryRequest } from './requests/payid.ts';
 import { paytoReportRequest, type PaytoReportRequest } from './requests/payto-report.ts';
-import { refundRequest, type RefundRequest } from './requests/refund.ts';
+import { refundBody, refundRequest, type RefundRequest } from './requests/refund.ts';
 import { checkRequest } from './requests/rules.ts';
 import {
   createSubscriptionRequest,
@@ -16,7 +23,9 @@ import {
 } from './requests/subscriptions.ts';
 import {
   walletSearchRequest,
+  walletUpdateBody,
   walletUpdateRequest,
+  type CheckedWalletUpdate,
   type WalletSearchRequest,
   type WalletUpdateRequest,
 } from './requests/wallet.ts';
@@ -48,6 +57,8 @@ export interface ProviderClientOptions {
   random?: () => number;
   now?: () => number;
   logger?: Logger;
+  /** `auto` (default): interface first, the other dialect once when the platform proves it refused. */
+  dialect?: DialectSetting;
 }
 
 type Answer<T> = T & { envelope: Envelope };
@@ -72,6 +83,7 @@ export function createProviderClient(options: ProviderClientOptions) {
     },
   });
   const transport = createTransport({ ...common, tokens });
+  const dialects: DialectMemory = createDialectMemory(options.dialect ?? 'auto', options.logger);
 
   const send = async <S extends z.ZodType<object>>(
     endpoint: Endpoint,
@@ -82,6 +94,32 @@ export function createProviderClient(options: ProviderClientOptions) {
     return { ...read(endpoint, schema, result), envelope: result.envelope };
   };
 
+  /**
+   * The public reference requires `name` on every wallet update; when the caller is not
+   * changing it, the wallet's current name is sent (found by its account number).
+   */
+  async function withName(request: CheckedWalletUpdate): Promise<CheckedWalletUpdate> {
+    if (request.name !== undefined) return request;
+    const found = await send(ENDPOINTS.walletSearch, walletSearchResponse, {
+      path: PATHS.walletSearch,
+      query: { clientUniqueIdentifier: request.accountNumber, identifier: request.accountNumber },
+    });
+    const name = found.mWallets.find((w) => w.accountNumber === request.accountNumber)?.name;
+    if (name !== undefined) return { ...request, name };
+    throw new ProviderError({
+      endpoint: ENDPOINTS.walletUpdate.name,
+      kind: 'invalid-request',
+      statusDescription: 'request refused before sending',
+      fieldErrors: [
+        {
+          path: 'name',
+          message:
+            "name is required by this platform (public reference) and the wallet's current name could not be found: pass it",
+        },
+      ],
+    });
+  }
+
   return {
     tokens,
 
@@ -91,13 +129,19 @@ export function createProviderClient(options: ProviderClientOptions) {
       return { expiresAt: new Date(tokens.expiresAt() ?? now()).toISOString() };
     },
 
+    dialects,
+
+    /** v2 (interface) or v1 (public reference): a 404 on one path means try the other. */
     async payIdEnquiry(request: PayIdEnquiryRequest) {
       const body = checkRequest(ENDPOINTS.payIdEnquiry.name, payIdEnquiryRequest, request);
-      return send(ENDPOINTS.payIdEnquiry, payIdResponse, {
-        path: PATHS.payIdEnquiry,
-        body,
-        okStatus: isPayIdState,
-      });
+      const { value } = await inEitherDialect(dialects, 'payid-enquiry', (dialect) =>
+        send(ENDPOINTS.payIdEnquiry, payIdResponse, {
+          path: PATHS.payIdEnquiry[dialect],
+          body,
+          okStatus: isPayIdState,
+        }),
+      );
+      return value;
     },
 
     async walletSearch(request: WalletSearchRequest = {}) {
@@ -110,15 +154,40 @@ export function createProviderClient(options: ProviderClientOptions) {
       });
     },
 
+    /**
+     * Interface spellings first (`Email`, `ABN`, pin as text); the public reference's (`email`,
+     * `abn`, pin a number, `name` required) when the platform refuses one of those fields.
+     */
     async walletUpdate(request: WalletUpdateRequest) {
-      const body = checkRequest(ENDPOINTS.walletUpdate.name, walletUpdateRequest, request);
-      return send(ENDPOINTS.walletUpdate, walletUpdateResponse, { path: PATHS.walletUpdate, body });
+      const checked = checkRequest(ENDPOINTS.walletUpdate.name, walletUpdateRequest, request);
+      const { value } = await inEitherDialect(dialects, 'wallet-update', async (dialect) => {
+        const complete = dialect === 'public' ? await withName(checked) : checked;
+        return send(ENDPOINTS.walletUpdate, walletUpdateResponse, {
+          path: PATHS.walletUpdate,
+          body: walletUpdateBody(complete, dialect),
+        });
+      });
+      return value;
     },
 
-    /** Safe to retry only because `UniqueReference` is the same on every attempt. */
-    async refund(request: RefundRequest) {
-      const body = checkRequest(ENDPOINTS.refund.name, refundRequest, request);
-      return send(ENDPOINTS.refund, refundResponse, { path: PATHS.refund, body });
+    /**
+     * Safe to retry only because the nonce is the same on every attempt, in both spellings.
+     * `dialect` is where to start (a refund row remembers the one the platform took); the
+     * answer says which dialect the platform took.
+     */
+    async refund(request: RefundRequest, start?: Dialect) {
+      const checked = checkRequest(ENDPOINTS.refund.name, refundRequest, request);
+      const { value, dialect } = await inEitherDialect(
+        dialects,
+        'refund',
+        (d) =>
+          send(ENDPOINTS.refund, refundResponse, {
+            path: PATHS.refund,
+            body: refundBody(checked, d),
+          }),
+        start,
+      );
+      return { ...value, dialect };
     },
 
     async paytoReport(request: PaytoReportRequest) {
@@ -131,7 +200,7 @@ export function createProviderClient(options: ProviderClientOptions) {
         path: PATHS.paytoReport(date),
         query,
       });
-      return { receipts: readPaytoReport(result.json, result.text), envelope: result.envelope };
+      return { ...readPaytoReport(result.json, result.text), envelope: result.envelope };
     },
 
     async createSubscription(request: CreateSubscriptionRequest) {

@@ -56,6 +56,16 @@ export class ProviderError extends Error {
   attempts: number;
   /** The answer's `Retry-After`, in seconds, when it had one. */
   retryAfter: number | undefined;
+  /**
+   * True when the platform may have acted on the request although we hold no readable answer
+   * that says so: no answer (timeout, broken connection), a 5xx, or a 2xx we cannot read or
+   * whose `status` is not `Ok`. Sticky across a call's attempts: the transport sets it when ANY
+   * attempt was in doubt, so a later 429 or 400 never turns "may have been refunded" into
+   * "refused".
+   */
+  outcomeUnknown: boolean;
+  /** For calls sent in one of two dialects: the one this error answered. */
+  dialect: 'interface' | 'public' | undefined;
 
   constructor(details: ProviderErrorDetails) {
     super(describe(details), details.cause === undefined ? {} : { cause: details.cause });
@@ -69,11 +79,8 @@ export class ProviderError extends Error {
     this.fieldErrors = details.fieldErrors ?? [];
     this.attempts = details.attempts ?? 1;
     this.retryAfter = undefined;
-  }
-
-  /** True when the platform may have acted on the request although we have no answer. */
-  get outcomeUnknown(): boolean {
-    return this.kind === 'timeout' || this.kind === 'network' || (this.httpStatus ?? 0) >= 500;
+    this.outcomeUnknown = attemptMayHaveActed(details);
+    this.dialect = undefined;
   }
 
   /** A plain object for JSON output and logs (never holds a credential). */
@@ -89,8 +96,20 @@ export class ProviderError extends Error {
       ...(this.errors.length > 0 && { errors: this.errors }),
       ...(this.fieldErrors.length > 0 && { fieldErrors: this.fieldErrors }),
       attempts: this.attempts,
+      ...(this.outcomeUnknown && { outcomeUnknown: true }),
     };
   }
+}
+
+/**
+ * Whether one attempt's failure leaves open that the platform acted: it may have, unless it
+ * answered a status that refuses (4xx) or nothing was sent at all.
+ */
+export function attemptMayHaveActed(d: Pick<ProviderErrorDetails, 'kind' | 'httpStatus'>): boolean {
+  if (d.kind === 'timeout' || d.kind === 'network') return true;
+  if (d.kind !== 'http' && d.kind !== 'status' && d.kind !== 'invalid-response') return false;
+  const status = d.httpStatus ?? 0;
+  return status >= 500 || (status >= 200 && status <= 299);
 }
 
 function describe(d: ProviderErrorDetails): string {

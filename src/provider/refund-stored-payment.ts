@@ -1,13 +1,16 @@
-import { randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Logger } from '../logger.ts';
 import { fromUnits, toUnits } from './decimal.ts';
 import type { ProviderClient } from './provider-client.ts';
 import { ProviderError } from './provider-error.ts';
 import {
   activeRefunds,
+  dropUnsentRefund,
   insertPendingRefund,
+  lastAnsweredDialect,
   lockPayment,
   recordOutcome,
+  refundByCallerReference,
   type RefundRow,
 } from './refunds-repository.ts';
 import { refundRequest } from './requests/refund.ts';
@@ -15,16 +18,20 @@ import { checkRequest } from './requests/rules.ts';
 import type { ProviderDb } from './tables.ts';
 
 /**
- * Refunds a payment this service stored, so that a refund can never happen twice:
- * 1. In one transaction holding the payment's row lock: the checks (the payment is stored, an
+ * Refunds a payment this service stored, so that money moves at most once:
+ * 1. The caller names the refund with its own reference (a return or order id). The same
+ *    reference again never makes a second refund: it answers the recorded result, or resumes
+ *    the same request when the outcome is not known. A refund without one is refused: a re-run
+ *    of a command could not be told from a new refund.
+ * 2. In one transaction holding the payment's row lock: the checks (the payment is stored, an
  *    NPP/PayTo payment is at least 5 minutes old, the payer's account is known, the amount is
- *    at most what is not yet refunded or reserved) and a `pending` row with a fresh
- *    `UniqueReference`, committed before anything is sent.
- * 2. The call, retried by the client with that same reference only.
- * 3. The answer recorded on the row: `succeeded`, `failed` (refused: the amount is released), or
- *    `unknown` (no answer: the amount stays reserved). Running the command again for the
- *    payment resumes an `unknown` refund (or a `pending` one left by a run that died) with its
- *    own reference instead of starting another; a `pending` one still in flight is left alone.
+ *    at most what is not yet refunded or reserved) and a `pending` row whose platform nonce is
+ *    derived from the payment and the caller reference, committed before anything is sent.
+ * 3. The call, retried by the client with that same nonce only.
+ * 4. The outcome: `succeeded`; `unknown` when ANY attempt may have reached the platform
+ *    (timeout, broken connection, 5xx, a 2xx that cannot be read or is not `Ok`), whatever the
+ *    later attempts answered: the amount stays reserved until the refund is resumed; `failed`
+ *    only when every attempt was a definite refusal (the amount is released).
  */
 export const NPP_REFUND_WAIT_MS = 5 * 60_000;
 /** A `pending` refund older than this was left by a run that died: it may be resumed. */
@@ -32,8 +39,13 @@ const IN_FLIGHT_LIMIT_MS = 10 * 60_000;
 
 const isRecent = (at: Date, now: Date) => now.getTime() - at.getTime() < IN_FLIGHT_LIMIT_MS;
 
+/** The caller's reference: what a merchant's systems already have (a return or order id). */
+const CALLER_REFERENCE = /^[\x21-\x7e]{1,100}$/;
+
 export interface RefundStoredPaymentInput {
   transactionId: string;
+  /** The caller's own reference for this refund, required: one refund per reference, ever. */
+  callerReference: string;
   /** Dollars and cents; default: all that is not yet refunded. */
   amount?: string;
   description?: string;
@@ -48,25 +60,40 @@ export interface RefundDeps {
 }
 
 export interface RefundResult {
+  /** An earlier request under this reference had no known outcome and was sent again. */
   resumed: boolean;
+  /** Answered from the record: nothing was sent. */
+  replayed: boolean;
   refund: RefundRow;
 }
+
+type Reservation =
+  { kind: 'send'; refund: RefundRow; resumed: boolean } | { kind: 'recorded'; refund: RefundRow };
 
 export async function refundStoredPayment(
   deps: RefundDeps,
   input: RefundStoredPaymentInput,
 ): Promise<RefundResult> {
-  const { refund, resumed } = await reserve(deps, input);
-  const request = {
-    UniqueReference: refund.unique_reference,
-    originalTransactionId: refund.transaction_id,
-    refundAmount: fromUnits(toUnits(refund.amount)) ?? refund.amount,
-    ...(refund.description !== null && { description: refund.description }),
-    ...(refund.refund_reference !== null && { refundReference: refund.refund_reference }),
+  const reservation = await reserve(deps, input);
+  if (reservation.kind === 'recorded') return replay(reservation.refund);
+  const { refund, resumed } = reservation;
+  const log = {
+    transactionId: refund.transaction_id,
+    callerReference: refund.caller_reference,
+    uniqueReference: refund.unique_reference,
   };
-  const log = { transactionId: refund.transaction_id, uniqueReference: refund.unique_reference };
+  const start = refund.dialect ?? (await lastAnsweredDialect(deps.db));
   try {
-    const answer = await deps.client.refund(request);
+    const answer = await deps.client.refund(
+      {
+        uniqueReference: refund.unique_reference,
+        originalTransactionId: refund.transaction_id,
+        refundAmount: fromUnits(toUnits(refund.amount)) ?? refund.amount,
+        ...(refund.description !== null && { description: refund.description }),
+        ...(refund.refund_reference !== null && { refundReference: refund.refund_reference }),
+      },
+      start,
+    );
     deps.logger.info({ ...log, refundTransactionId: answer.transactionId }, 'refund succeeded');
     const row = await recordOutcome(deps.db, refund.unique_reference, {
       state: 'succeeded',
@@ -81,14 +108,21 @@ export async function refundStoredPayment(
       httpStatus: 200,
       providerStatus: answer.envelope.status,
       statusDescription: answer.envelope.statusDescription,
+      dialect: answer.dialect,
     });
-    return { resumed, refund: row };
+    return { resumed, replayed: false, refund: row };
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;
-    const unknown = error.outcomeUnknown || error.kind === 'sign-in-refused';
+    if (neverSent(error)) {
+      if (!resumed) await dropUnsentRefund(deps.db, refund.unique_reference);
+      throw error;
+    }
+    const unknown = error.outcomeUnknown;
     deps.logger.error(
       { ...log, error: error.toJSON() },
-      unknown ? 'refund outcome unknown' : 'refund refused',
+      unknown
+        ? 'refund outcome unknown: the platform may have refunded; run the same command again to resume it'
+        : 'refund refused',
     );
     const row = await recordOutcome(deps.db, refund.unique_reference, {
       state: unknown ? 'unknown' : 'failed',
@@ -97,38 +131,63 @@ export async function refundStoredPayment(
       httpStatus: error.httpStatus,
       providerStatus: error.status,
       statusDescription: error.message,
+      dialect: error.dialect,
     });
     throw Object.assign(error, { refund: row });
   }
 }
 
-async function reserve(deps: RefundDeps, input: RefundStoredPaymentInput) {
-  const refuse = (path: string, message: string): never => {
-    throw new ProviderError({
-      endpoint: 'refund',
-      kind: 'invalid-request',
-      statusDescription: 'refund refused before sending',
-      fieldErrors: [{ path, message: `${path} ${message}` }],
-    });
-  };
-  return deps.db.transaction().execute(async (tx) => {
+/** Nothing left this process: no credentials, or a request refused before sending. */
+function neverSent(error: ProviderError): boolean {
+  return (
+    error.kind === 'not-configured' ||
+    error.kind === 'invalid-request' ||
+    error.kind === 'sign-in-refused'
+  );
+}
+
+/** The recorded result of a finished refund: a success answers it, a refusal is thrown again. */
+function replay(refund: RefundRow): RefundResult {
+  if (refund.state === 'succeeded') return { resumed: false, replayed: true, refund };
+  const error = new ProviderError({
+    endpoint: 'refund',
+    kind: 'http',
+    ...(refund.http_status !== null && { httpStatus: refund.http_status }),
+    ...(refund.provider_status !== null && { status: refund.provider_status }),
+    statusDescription: `refused earlier under this caller reference (nothing sent now): ${refund.status_description ?? 'no description'}`,
+    attempts: 0,
+  });
+  throw Object.assign(error, { refund });
+}
+
+/** The platform nonce: the same for the same payment and caller reference, on every machine. */
+export function platformNonce(transactionId: string, callerReference: string): string {
+  const digest = createHash('sha256').update(`${transactionId}\n${callerReference}`).digest('hex');
+  return `rf${digest.slice(0, 40)}`;
+}
+
+function refuse(path: string, message: string): never {
+  throw new ProviderError({
+    endpoint: 'refund',
+    kind: 'invalid-request',
+    statusDescription: 'refund refused before sending',
+    fieldErrors: [{ path, message: `${path} ${message}` }],
+  });
+}
+
+async function reserve(deps: RefundDeps, input: RefundStoredPaymentInput): Promise<Reservation> {
+  if (!CALLER_REFERENCE.test(input.callerReference ?? '')) {
+    refuse(
+      'callerReference',
+      'is required: 1-100 printable characters naming this refund in your systems (a return or order id), so a repeated command never refunds twice',
+    );
+  }
+  return deps.db.transaction().execute(async (tx): Promise<Reservation> => {
     const payment = await lockPayment(tx, input.transactionId);
     if (!payment) return refuse('transactionId', 'names no payment stored here');
-    const refunds = await activeRefunds(tx, payment.transactionId);
-    const unfinished = refunds.find((r) => r.state === 'pending' || r.state === 'unknown');
-    if (unfinished?.state === 'pending' && isRecent(unfinished.requested_at, deps.now())) {
-      refuse('transactionId', 'has a refund in progress right now (another run is sending it)');
-    }
-    if (unfinished) {
-      if (input.amount !== undefined && toUnits(input.amount) !== toUnits(unfinished.amount)) {
-        refuse(
-          'amount',
-          `differs from the earlier refund of ${unfinished.amount}, which has no answer yet: run again without --amount to resume it`,
-        );
-      }
-      return { refund: unfinished, resumed: true };
-    }
     const now = deps.now();
+    const earlier = await refundByCallerReference(tx, input.callerReference);
+    if (earlier) return again(earlier, input, now);
     if (now.getTime() - payment.receivedAt.getTime() < NPP_REFUND_WAIT_MS) {
       refuse(
         'transactionId',
@@ -141,18 +200,24 @@ async function reserve(deps: RefundDeps, input: RefundStoredPaymentInput) {
         'is a payment whose payer account (SourceBsb, SourceAccountNumber) is not known: the money could not be returned',
       );
     }
+    const refunds = await activeRefunds(tx, payment.transactionId);
     const reserved = refunds.reduce((sum, r) => sum + toUnits(r.amount), 0n);
     const left = toUnits(payment.amount) - reserved;
     const amount =
       input.amount ??
       fromUnits(left) ??
       refuse('amount', `is required: the ${fromUnits(left, 4)} left is not whole cents`);
-    if (toUnits(amount) > left)
-      refuse('amount', `is more than the ${fromUnits(left, 4) ?? '0'} not yet refunded`);
-    const reference = `rf${randomBytes(16).toString('hex')}`;
+    if (toUnits(amount) > left) {
+      const waiting = refunds.filter((r) => r.state !== 'succeeded').map((r) => r.caller_reference);
+      refuse(
+        'amount',
+        `is more than the ${fromUnits(left, 4) ?? '0'} not yet refunded${waiting.length > 0 ? ` (reserved by refunds without a final answer: ${waiting.join(', ')}; run those again to resume them)` : ''}`,
+      );
+    }
+    const reference = platformNonce(payment.transactionId, input.callerReference);
     // Every rule of the interface, checked now so that nothing unsendable is ever reserved.
     checkRequest('refund', refundRequest, {
-      UniqueReference: reference,
+      uniqueReference: reference,
       originalTransactionId: payment.transactionId,
       refundAmount: amount,
       ...(input.description !== undefined && { description: input.description }),
@@ -160,6 +225,7 @@ async function reserve(deps: RefundDeps, input: RefundStoredPaymentInput) {
     });
     const row = {
       unique_reference: reference,
+      caller_reference: input.callerReference,
       transaction_id: payment.transactionId,
       payment_event: payment.event,
       amount,
@@ -167,6 +233,32 @@ async function reserve(deps: RefundDeps, input: RefundStoredPaymentInput) {
       refund_reference: input.refundReference ?? null,
       requested_at: now,
     };
-    return { refund: await insertPendingRefund(tx, row), resumed: false };
+    return { kind: 'send', refund: await insertPendingRefund(tx, row), resumed: false };
   });
+}
+
+/** The same caller reference again: the record's answer, or the same request resumed. */
+function again(earlier: RefundRow, input: RefundStoredPaymentInput, now: Date): Reservation {
+  if (earlier.transaction_id !== input.transactionId) {
+    refuse(
+      'callerReference',
+      `already names a refund of another payment (${earlier.transaction_id}): use a new reference for this one`,
+    );
+  }
+  if (input.amount !== undefined && toUnits(input.amount) !== toUnits(earlier.amount)) {
+    refuse(
+      'amount',
+      `differs from the ${earlier.amount} asked for earlier under this caller reference: use a new reference for another amount`,
+    );
+  }
+  if (earlier.state === 'succeeded' || earlier.state === 'failed') {
+    return { kind: 'recorded', refund: earlier };
+  }
+  if (earlier.state === 'pending' && isRecent(earlier.requested_at, now)) {
+    refuse(
+      'callerReference',
+      'names a refund being sent right now by another run: wait for it, then run again to read its result',
+    );
+  }
+  return { kind: 'send', refund: earlier, resumed: true };
 }

@@ -60,6 +60,44 @@ export async function activeRefunds(tx: Tx, transactionId: string): Promise<Refu
     .execute();
 }
 
+/** The refund asked for under this caller reference, whichever payment it was for. */
+export async function refundByCallerReference(
+  tx: Tx,
+  callerReference: string,
+): Promise<RefundRow | undefined> {
+  return tx
+    .selectFrom('refunds')
+    .selectAll()
+    .where('caller_reference', '=', callerReference)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** The dialect of the platform's last definite answer to a refund (where to start the next). */
+export async function lastAnsweredDialect(
+  db: ProviderDb,
+): Promise<'interface' | 'public' | undefined> {
+  const row = await db
+    .selectFrom('refunds')
+    .select('dialect')
+    .where('state', 'in', ['succeeded', 'failed'])
+    .where('dialect', 'is not', null)
+    .orderBy('completed_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.dialect ?? undefined;
+}
+
+/** A reservation whose request never left this process (no credentials, say): nothing to keep. */
+export async function dropUnsentRefund(db: ProviderDb, uniqueReference: string): Promise<void> {
+  await db
+    .deleteFrom('refunds')
+    .where('unique_reference', '=', uniqueReference)
+    .where('state', '=', 'pending')
+    .where('attempts', '=', 0)
+    .execute();
+}
+
 export async function insertPendingRefund(
   tx: Tx,
   row: Omit<Insertable<RefundsTable>, 'state'>,
@@ -84,6 +122,7 @@ export interface RefundOutcome {
   httpStatus?: number | undefined;
   providerStatus?: string | undefined;
   statusDescription?: string | undefined;
+  dialect?: 'interface' | 'public' | undefined;
 }
 
 export async function recordOutcome(
@@ -104,6 +143,7 @@ export async function recordOutcome(
       http_status: o.httpStatus ?? null,
       provider_status: o.providerStatus ?? null,
       status_description: o.statusDescription?.slice(0, 1000) ?? null,
+      ...(o.dialect !== undefined && { dialect: o.dialect }),
     })
     .where('unique_reference', '=', uniqueReference)
     .returningAll()

@@ -1,7 +1,7 @@
 import type { ProviderClient } from './provider-client.ts';
 import { ProviderError } from './provider-error.ts';
 import { paytoDayStamp } from './requests/payto-report.ts';
-import type { PaytoReceipt } from './responses/payto-report.ts';
+import type { PaytoReceipt, ReportRowProblem } from './responses/payto-report.ts';
 import type { ReportedNotification } from './responses/subscriptions.ts';
 
 /**
@@ -48,18 +48,26 @@ export function readDeliveryReport(
   });
 }
 
-/** Every PayTo receipt of a Sydney day (`YYYY-MM-DD`). */
-export function readPaytoReceipts(
+/** Every PayTo receipt of a Sydney day (`YYYY-MM-DD`), and the rows that could not be read. */
+export async function readPaytoReceipts(
   client: ProviderClient,
   day: string,
   options: PageOptions = {},
-): Promise<PaytoReceipt[]> {
-  return readPages('payto-report', options, 1000, async (skip, take) => {
+): Promise<{ receipts: PaytoReceipt[]; problems: ReportRowProblem[] }> {
+  const problems: ReportRowProblem[] = [];
+  const pages = await readPages('payto-report', options, 1000, async (skip, take) => {
     const answer = await client.paytoReport({
       date: paytoDayStamp(day),
       skip: String(skip),
       take: String(take),
     });
-    return answer.receipts;
+    // Row numbers across the whole day, so an operator can find the row.
+    problems.push(...answer.problems.map((p) => ({ ...p, row: p.row + skip })));
+    // One slot per row, readable or not, so paging counts what the platform counted.
+    return [
+      ...answer.receipts,
+      ...Array.from({ length: answer.rows - answer.receipts.length }, () => undefined),
+    ];
   });
+  return { receipts: pages.filter((r) => r !== undefined), problems };
 }

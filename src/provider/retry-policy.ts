@@ -2,7 +2,8 @@ import type { ProviderError } from './provider-error.ts';
 
 /**
  * When to try a call again, and how long to wait. Only failures that say nothing about the
- * request itself are retried: no answer (timeout, broken connection), 5xx, 408 and 429. A 4xx
+ * request itself are retried: no answer (timeout, broken connection), an unreadable 2xx, 5xx, 408
+ * and 429. A 4xx
  * or a non-`Ok` status would be refused again. Waits grow exponentially with full jitter, so
  * several instances recovering at once do not hammer the platform in step; a `Retry-After`
  * (seconds) is honoured up to the cap.
@@ -22,6 +23,12 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 
 export function isTransient(error: ProviderError): boolean {
   if (error.kind === 'timeout' || error.kind === 'network') return true;
+  // A 2xx we could not read (a proxy's page, a cut body): asking again with the same request
+  // (the same nonce, for a refund) may get the answer we missed.
+  if (error.kind === 'invalid-response') {
+    const status = error.httpStatus ?? 0;
+    return status >= 200 && status <= 299;
+  }
   if (error.kind !== 'http' || error.httpStatus === undefined) return false;
   return error.httpStatus >= 500 || error.httpStatus === 408 || error.httpStatus === 429;
 }

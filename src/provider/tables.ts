@@ -2,7 +2,8 @@ import type { ColumnType, Generated, Kysely } from 'kysely';
 import type { Database, Db } from '../storage/database.ts';
 
 /**
- * The tables of migration 2026-11-22T04-00-00 (recovery and refunds), typed here rather than in
+ * The tables of migration 2026-11-22T04-00-00 (recovery and refunds) and 2026-11-24T00-00-00
+ * (the refunds' caller reference and dialect), typed here rather than in
  * src/storage/database.ts: the receiving pipeline never touches them, and keeping their types
  * beside their only users keeps that boundary visible. Types as the driver hands them back
  * (bigint and numeric as text, date as Date at UTC midnight is avoided by selecting ::text).
@@ -46,6 +47,10 @@ export type RefundState = 'pending' | 'succeeded' | 'failed' | 'unknown';
 
 export interface RefundsTable {
   unique_reference: string;
+  /** The caller's own reference: one refund per reference, ever (migration 2026-11-24). */
+  caller_reference: string;
+  /** The platform description the request was last sent in (null: never sent). */
+  dialect: ColumnType<'interface' | 'public' | null, 'interface' | 'public' | null | undefined>;
   transaction_id: string;
   payment_event: string;
   amount: string;

@@ -27,6 +27,8 @@ export interface TokenCache {
   reject(token: string): void;
   /** Epoch ms the cached token expires, for status output (never the token itself). */
   expiresAt(): number | undefined;
+  /** The token held now, without signing in (to tell a cached token from a fresh one). */
+  peek(): string | undefined;
 }
 
 interface Held {
@@ -77,6 +79,7 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
       if (held?.token === token) held = undefined;
     },
     expiresAt: () => held?.expiresAt,
+    peek: () => held?.token,
   };
 }
 

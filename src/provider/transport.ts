@@ -76,7 +76,7 @@ export function createTransport(options: TransportOptions): Transport {
       if (value !== undefined) url.searchParams.set(name, value);
     }
     const headers: Record<string, string> = {
-      accept: 'application/json',
+      accept: endpoint.accept,
       authorization: header,
       'user-agent': 'monoova-webhook-receiver',
     };
@@ -95,9 +95,14 @@ export function createTransport(options: TransportOptions): Transport {
   return {
     async call(endpoint, input) {
       let renewed = false;
+      // Doubt is sticky: once an attempt may have reached the platform and been acted on, no
+      // later answer (a 429, a 400 to the retry) can prove that nothing happened.
+      let mayHaveActed = false;
       for (let attempt = 1; ; attempt += 1) {
         const started = Date.now();
         let auth: { header: string; token?: string } | undefined;
+        // A token held before this attempt may have gone stale; one just issued has not.
+        const heldBefore = endpoint.auth === 'bearer' ? options.tokens?.peek() : undefined;
         try {
           auth = await authorization(endpoint);
           const answer = await httpCall(options.fetch, request(endpoint, input, auth.header));
@@ -115,13 +120,18 @@ export function createTransport(options: TransportOptions): Transport {
         } catch (error) {
           if (!(error instanceof ProviderError)) throw error;
           error.attempts = attempt;
+          mayHaveActed ||= error.outcomeUnknown;
+          error.outcomeUnknown = mayHaveActed;
           const rejectedToken = endpoint.auth === 'bearer' && error.httpStatus === 401;
           if (rejectedToken && !renewed && auth?.token !== undefined) {
-            // A token can be revoked or expire early: renew once, then give up.
             options.tokens?.reject(auth.token);
-            renewed = true;
-            logger?.info({ endpoint: endpoint.name }, 'bearer token refused; renewing once');
-            continue;
+            // A token can be revoked or expire early: renew once. A token signed in for this
+            // very attempt is not stale: signing in again would only add a failed sign-in.
+            if (heldBefore === auth.token) {
+              renewed = true;
+              logger?.info({ endpoint: endpoint.name }, 'bearer token refused; renewing once');
+              continue;
+            }
           }
           const attemptsAllowed = retry.maxAttempts + (renewed ? 1 : 0);
           if (!endpoint.retry || !isTransient(error) || attempt >= attemptsAllowed) throw error;
@@ -143,7 +153,10 @@ export function createTransport(options: TransportOptions): Transport {
   };
 }
 
-/** Reads the answer: JSON when it is JSON, the envelope from it, and failure by status. */
+/**
+ * Reads the answer: JSON when it is JSON, the envelope from it, and failure by HTTP status, by
+ * envelope `status`, or by a 2xx that is not the shape this endpoint answers with.
+ */
 function judge(endpoint: Endpoint, input: CallInput, answer: HttpAnswer): CallResult {
   const json = readJson(answer.text);
   const envelope = readEnvelope(json);
@@ -162,11 +175,39 @@ function judge(endpoint: Endpoint, input: CallInput, answer: HttpAnswer): CallRe
     error.retryAfter = retryAfterSeconds(answer.headers);
     throw error;
   }
+  const unreadable = unreadableReason(endpoint, json, envelope, answer);
+  if (unreadable !== undefined) {
+    throw new ProviderError({
+      endpoint: endpoint.name,
+      kind: 'invalid-response',
+      httpStatus: answer.status,
+      statusDescription: unreadable,
+    });
+  }
   const status = envelope.status;
   if (status !== undefined && !isOkStatus(status) && !input.okStatus?.(status)) {
     throw new ProviderError({ ...details, kind: 'status' });
   }
   return { json, text: answer.text, envelope, httpStatus: answer.status };
+}
+
+function unreadableReason(
+  endpoint: Endpoint,
+  json: unknown,
+  envelope: Envelope,
+  answer: HttpAnswer,
+): string | undefined {
+  const isObject = json !== null && typeof json === 'object' && !Array.isArray(json);
+  const type = answer.headers.get('content-type')?.split(';')[0]?.trim() || 'no content type';
+  if (endpoint.answer === 'report') {
+    if (isObject || (json === undefined && !/html|xml/i.test(type))) return undefined;
+    return `a ${type} answer that is neither the report's JSON nor CSV text`;
+  }
+  if (!isObject) return `a ${type} answer that is not the platform's JSON`;
+  if (endpoint.answer === 'envelope' && envelope.status === undefined) {
+    return "a JSON answer without the platform's status envelope";
+  }
+  return undefined;
 }
 
 function readJson(text: string): unknown {

@@ -13,7 +13,7 @@ export interface PaytoTally {
   receipts: number;
   matched: number;
   unmatched: number;
-  /** Rows without a transaction id: cannot be matched; logged. */
+  /** Rows that could not be read (cell count, no or repeated transaction id): logged, skipped. */
   unreadable: number;
 }
 
@@ -37,24 +37,20 @@ export async function reconcilePayto(
   day: string,
   tally: PaytoTally,
 ): Promise<void> {
-  const receipts = await readPaytoReceipts(deps.client, day, {
+  const { receipts: readable, problems } = await readPaytoReceipts(deps.client, day, {
     onPage: (page, rows) => deps.progress?.(`${day}: PayTo report page ${page}, ${rows} rows`),
   });
-  const readable = receipts.filter((r) => r.transactionId !== undefined);
-  const stored = await deps.payto.storedTransactionIds(readable.map((r) => r.transactionId!));
-  const unmatched = readable.filter((r) => !stored.has(r.transactionId!));
+  const stored = await deps.payto.storedTransactionIds(readable.map((r) => r.transactionId));
+  const unmatched = readable.filter((r) => !stored.has(r.transactionId));
   const now = deps.now();
   await deps.payto.recordUnmatched(day, unmatched, now);
   await deps.payto.resolve([...stored], now);
-  tally.receipts += receipts.length;
-  tally.unreadable += receipts.length - readable.length;
+  tally.receipts += readable.length + problems.length;
+  tally.unreadable += problems.length;
   tally.matched += readable.length - unmatched.length;
   tally.unmatched += unmatched.length;
-  if (receipts.length > readable.length) {
-    deps.logger.error(
-      { day, rows: receipts.length - readable.length },
-      'PayTo report rows without a transaction id',
-    );
+  for (const problem of problems.slice(0, 20)) {
+    deps.logger.error({ day, ...problem }, 'PayTo report row not read');
   }
   for (const receipt of unmatched) {
     deps.logger.warn(

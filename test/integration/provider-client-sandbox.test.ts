@@ -64,20 +64,18 @@ describe('provider client against the sandbox', () => {
     const s = await setUp({ apiKey: 'wrong-key' });
     await expect(s.client.signIn()).rejects.toMatchObject({ kind: 'http', httpStatus: 401 });
     await expect(s.client.signIn()).rejects.toMatchObject({ kind: 'sign-in-refused' });
-    await expect(s.client.paytoReport({ date: paytoDayStamp('2026-11-22') })).rejects.toMatchObject(
-      { kind: 'sign-in-refused' },
-    );
+    await expect(s.client.signIn()).rejects.toMatchObject({ kind: 'sign-in-refused' });
     expect(s.signIns()).toBe(1);
   });
 
-  it('when the platform clock passes the token expiry, then the 401 renews the token once and the call succeeds', async () => {
+  it('when the PayTo report is asked for, then it carries Basic with the API key (as both descriptions say) and never signs in', async () => {
     const s = await setUp();
     const day = sydneyDay(Date.now());
-    await s.client.paytoReport({ date: paytoDayStamp(day) });
-    await advanceClock(s.call, 61 * 60);
     const report = await s.client.paytoReport({ date: paytoDayStamp(day) });
     expect(report.envelope.status).toBe('Ok');
-    expect(s.signIns()).toBe(2);
+    await advanceClock(s.call, 61 * 60);
+    await s.client.paytoReport({ date: paytoDayStamp(day) });
+    expect(s.signIns()).toBe(0);
   });
 
   it('when a PayID is enquired, then its details come back; an invalid PayID is refused before sending', async () => {
@@ -132,7 +130,7 @@ describe('provider client against the sandbox', () => {
     });
     const reference = `rf${randomUUID().replaceAll('-', '')}`;
     const request = {
-      UniqueReference: reference,
+      uniqueReference: reference,
       originalTransactionId: paid.payment.TransactionId,
       refundAmount: '15.00',
     };
@@ -148,7 +146,7 @@ describe('provider client against the sandbox', () => {
     await expect(
       s.client.refund({
         ...request,
-        UniqueReference: `rf${randomUUID().replaceAll('-', '')}`,
+        uniqueReference: `rf${randomUUID().replaceAll('-', '')}`,
         refundAmount: '30.00',
       }),
     ).rejects.toMatchObject({ kind: 'http', httpStatus: 400 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
 import type { ProviderClientOptions } from '../../src/provider/provider-client.ts';
@@ -52,7 +53,9 @@ function refunder(
     logger: createLogger('silent'),
     now: () => new Date(Date.now() + offsetMs),
   };
-  return (input: { transactionId: string; amount?: string }) => refundStoredPayment(deps, input);
+  // Each command names its refund; a test that repeats a command passes the same reference.
+  return (input: { transactionId: string; amount?: string; callerReference?: string }) =>
+    refundStoredPayment(deps, { callerReference: `order-${randomUUID()}`, ...input });
 }
 
 const platformRefunds = (sandbox: TestSandbox) => sandbox.sandbox.deps.store.state.refunds.length;
@@ -142,8 +145,17 @@ describe('refund of a stored payment', () => {
       body: { kind: 'endpoint-error', count: 3, status: 503, path: '/receivables/v2/refund' },
     });
     const refund = refunder(sandbox);
-    const failed = await refund({ transactionId, amount: '40.00' }).catch((e: unknown) => e);
-    expect(failed).toMatchObject({ kind: 'http', httpStatus: 503, attempts: 3 });
+    const failed = await refund({
+      transactionId,
+      amount: '40.00',
+      callerReference: 'return-77',
+    }).catch((e: unknown) => e);
+    expect(failed).toMatchObject({
+      kind: 'http',
+      httpStatus: 503,
+      attempts: 3,
+      outcomeUnknown: true,
+    });
     const [unknown] = await database.rows<{ state: string; unique_reference: string }>('refunds');
     expect(unknown?.state).toBe('unknown');
     // The reserved amount cannot be refunded again under another reference...
@@ -151,7 +163,7 @@ describe('refund of a stored payment', () => {
       fieldErrors: [{ path: 'amount' }],
     });
     // ...but running it again resumes the same refund.
-    const resumed = await refund({ transactionId });
+    const resumed = await refund({ transactionId, callerReference: 'return-77' });
     expect(resumed).toMatchObject({
       resumed: true,
       refund: { state: 'succeeded', unique_reference: unknown?.unique_reference },

@@ -1,5 +1,5 @@
 import type { Command } from './command.ts';
-import { refund } from './refund-command.ts';
+import { refund, refunds } from './refund-command.ts';
 import { deliveryReport, payIdEnquiry, paytoReport, walletSearch } from './read-commands.ts';
 import { resend, subscriptions, token, walletUpdate } from './write-commands.ts';
 
@@ -9,6 +9,7 @@ export const PROVIDER_COMMANDS: readonly Command[] = [
   walletSearch,
   walletUpdate,
   refund,
+  refunds,
   paytoReport,
   subscriptions,
   deliveryReport,

@@ -41,8 +41,8 @@ export const walletUpdate: Command = {
         name: optional(values, 'name'),
         nickName: optional(values, 'nick-name'),
         phone: optional(values, 'phone'),
-        Email: optional(values, 'email'),
-        ABN: optional(values, 'abn'),
+        email: optional(values, 'email'),
+        abn: optional(values, 'abn'),
       }),
       ...(options.length > 0 && { options }),
     });

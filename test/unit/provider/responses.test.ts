@@ -40,23 +40,43 @@ describe('lenient response parsing', () => {
   it('when the PayTo report is CSV with a header, then columns are matched by name (quoted commas kept)', () => {
     const csv =
       'Transaction ID,DateTime,Amount,RemitterName\r\nT1,2026-11-22T10:00:00,12.50,"Smith, J ""JJ"""\r\nT2,2026-11-22T11:00:00,3\r\n';
-    const rows = readPaytoReport(undefined, csv);
-    expect(rows.map((r) => [r.transactionId, r.amount])).toEqual([
-      ['T1', '12.5'],
-      ['T2', '3'],
+    const report = readPaytoReport(undefined, csv);
+    expect(report.receipts.map((r) => [r.transactionId, r.amount])).toEqual([['T1', '12.5']]);
+    expect(report.receipts[0]?.columns.RemitterName).toBe('Smith, J "JJ"');
+    // T2 has three cells under a four-column header: reported, not mapped by guess.
+    expect(report.problems).toEqual([
+      { row: 2, reason: '3 cells where the header has 4 columns', raw: 'T2,2026-11-22T11:00:00,3' },
     ]);
-    expect(rows[0]?.columns.RemitterName).toBe('Smith, J "JJ"');
+    expect(report.rows).toBe(2);
   });
 
-  it('when the PayTo report is JSON rows without a header, then the published column order applies', () => {
-    const rows = readPaytoReport(
-      { ndeFileDetails: ['P1,77,2026-11-22T09:00:00,062-000,12345678,Acme,,,,,250.00'] },
-      '',
-    );
-    expect(rows[0]).toMatchObject({
+  it('when the PayTo report is JSON rows without a header, then the published column order applies to full rows and short ones are reported', () => {
+    const full = ['P1', '77', '2026-11-22T09:00:00', '062-000', '12345678', 'Acme', '', '', '', '']
+      .concat(
+        ['250.00'],
+        Array.from({ length: 21 }, () => ''),
+      )
+      .join(',');
+    const short = 'P2,77,2026-11-22T09:00:00,062-000,12345678,Acme,,,,,250.00';
+    const report = readPaytoReport({ ndeFileDetails: [full, short] }, '');
+    expect(report.receipts).toHaveLength(1);
+    expect(report.receipts[0]).toMatchObject({
       transactionId: 'P1',
       amount: '250',
       dateTime: '2026-11-22T09:00:00',
     });
+    expect(report.problems).toEqual([
+      { row: 2, reason: '11 cells where the header has 32 columns', raw: short },
+    ]);
+  });
+
+  it('when the PayTo report repeats a transaction id or has none, then those rows are reported and skipped', () => {
+    const csv = 'Transaction ID,Amount\nT1,1.00\nT1,1.00\n,2.00\n';
+    const report = readPaytoReport(undefined, csv);
+    expect(report.receipts.map((r) => r.transactionId)).toEqual(['T1']);
+    expect(report.problems.map((p) => [p.row, p.reason])).toEqual([
+      [2, 'repeats the Transaction ID of row 1'],
+      [3, 'no Transaction ID'],
+    ]);
   });
 });

@@ -26,6 +26,8 @@ const read: Endpoint = {
   host: 'base',
   auth: 'api-key',
   retry: true,
+  answer: 'envelope',
+  accept: 'application/json',
   maxResponseBytes: 4096,
 };
 
@@ -234,6 +236,7 @@ describe('bearer endpoints: token renewal on 401', () => {
     host: 'auth',
     auth: 'sign-in',
     retry: false,
+    answer: 'json',
   };
 
   async function bearerSetUp(api: (token: string, i: number) => number) {
@@ -261,21 +264,36 @@ describe('bearer endpoints: token renewal on 401', () => {
     return { ...t, withTokens, issued: () => issued };
   }
 
-  it('when the cached token is refused once, then it is renewed once and the call succeeds', async () => {
-    const t = await bearerSetUp((token) => (token === 'token-1' ? 401 : 200));
+  it('when a token cached by an earlier call is refused, then it is renewed once and the call succeeds', async () => {
+    const t = await bearerSetUp((token, i) => (token === 'token-1' && i > 0 ? 401 : 200));
+    await t.withTokens.call(bearer, { path: '/api' });
     await t.withTokens.call(bearer, { path: '/api' });
     expect(t.issued()).toBe(2);
     const api = t.server.requests.filter((r) => r.path === '/api');
-    expect(api.map((r) => r.headers.authorization)).toEqual(['Bearer token-1', 'Bearer token-2']);
+    expect(api.map((r) => r.headers.authorization)).toEqual([
+      'Bearer token-1',
+      'Bearer token-1',
+      'Bearer token-2',
+    ]);
   });
 
   it('when the renewed token is refused too, then the call fails after exactly one renewal', async () => {
-    const t = await bearerSetUp(() => 401);
+    const t = await bearerSetUp((_token, i) => (i > 0 ? 401 : 200));
+    await t.withTokens.call(bearer, { path: '/api' });
     await expect(t.withTokens.call(bearer, { path: '/api' })).rejects.toMatchObject({
       httpStatus: 401,
     });
     expect(t.issued()).toBe(2);
-    expect(t.server.requests.filter((r) => r.path === '/api')).toHaveLength(2);
+    expect(t.server.requests.filter((r) => r.path === '/api')).toHaveLength(3);
+  });
+
+  it('when a token signed in for this very call is refused, then the call fails with one sign-in, not two', async () => {
+    const t = await bearerSetUp(() => 401);
+    await expect(t.withTokens.call(bearer, { path: '/api' })).rejects.toMatchObject({
+      httpStatus: 401,
+    });
+    expect(t.issued()).toBe(1);
+    expect(t.server.requests.filter((r) => r.path === '/api')).toHaveLength(1);
   });
 
   it('when the token is good, then later calls reuse it without signing in', async () => {
