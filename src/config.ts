@@ -133,6 +133,7 @@ const envSchema = z.object({
   FEED_ASSIGN_INTERVAL_MS: integer(10, 60_000).default(100),
   FEED_DATABASE_POOL_MAX: integer(1, 50).default(2),
   FEED_HTTP_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  FEED_HTTP_ALLOW_PLAIN_HTTP: flag.default(false),
   FEED_HTTP_SECRET: z.string().optional(),
   FEED_HTTP_TIMEOUT_MS: integer(100, 120_000).default(10_000),
   FEED_HTTP_CONCURRENCY: integer(1, 1000).default(8),
@@ -343,6 +344,29 @@ export function loadConfig(
   });
 }
 
+/**
+ * The push relay's URL carries payer details to the merchant. Credentials in it would be logged
+ * and stored with every failed POST (the consumer authenticates us by the Standard Webhooks
+ * signature instead), and plain http to another machine would send payer details unencrypted,
+ * unless the operator says the network is private. The URL itself is never echoed.
+ */
+function relayUrlProblems(text: string, allowPlainHttp: boolean): string[] {
+  const url = new URL(text);
+  const problems: string[] = [];
+  if (url.username !== '' || url.password !== '') {
+    problems.push(
+      'FEED_HTTP_URL: must not carry a user or password (they would be written to logs and feed_events.last_error); the consumer verifies each POST by its signature (FEED_HTTP_SECRET)',
+    );
+  }
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  if (url.protocol === 'http:' && !loopback && !allowPlainHttp) {
+    problems.push(
+      'FEED_HTTP_URL: plain http only to 127.0.0.1, localhost or [::1] (payer details would travel unencrypted); use https, or set FEED_HTTP_ALLOW_PLAIN_HTTP=true on a private network',
+    );
+  }
+  return problems;
+}
+
 function feedConfig(e: z.infer<typeof envSchema>): FeedConfig {
   const secrets = parseSecrets(e.FEED_HTTP_SECRET).map(parseWebhookSecret);
   const problems = secrets
@@ -350,6 +374,8 @@ function feedConfig(e: z.infer<typeof envSchema>): FeedConfig {
     .map((s) => `FEED_HTTP_SECRET: ${s}`);
   if (e.FEED_HTTP_URL && secrets.length === 0)
     problems.push('FEED_HTTP_SECRET: required with FEED_HTTP_URL');
+  if (e.FEED_HTTP_URL)
+    problems.push(...relayUrlProblems(e.FEED_HTTP_URL, e.FEED_HTTP_ALLOW_PLAIN_HTTP));
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     token: e.FEED_TOKEN,

@@ -34,7 +34,7 @@ export function feedRouter(options: FeedRouteOptions): Router {
   router.get('/feed', async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    if (!authorised(req.get('authorization'))) {
+    if (!authorised(canonicalBearer(req.get('authorization')))) {
       res.setHeader('WWW-Authenticate', 'Bearer');
       return answer(res, 401, { error: 'unauthorised' });
     }
@@ -73,7 +73,20 @@ interface FeedQuery {
   waitSeconds: number;
 }
 
+/** Auth schemes are case-insensitive (RFC 9110): `bearer x` is `Bearer x`; the token is not. */
+function canonicalBearer(header: string | undefined): string | undefined {
+  const match = /^bearer +(\S+) *$/i.exec(header ?? '');
+  return match ? `Bearer ${match[1]}` : header;
+}
+
+const PARAMETERS = ['after', 'limit', 'wait'] as const;
+
 function parseQuery(query: Record<string, unknown>): FeedQuery | string {
+  // A repeated parameter arrives as an array; reading it as absent would restart the feed at 0.
+  const repeated = PARAMETERS.find(
+    (name) => query[name] !== undefined && typeof query[name] !== 'string',
+  );
+  if (repeated !== undefined) return `${repeated} must be given once`;
   const text = (name: string) => (typeof query[name] === 'string' ? query[name] : undefined);
   const after = text('after') ?? '0';
   if (!/^\d{1,18}$/.test(after)) return 'after must be a position (digits)';

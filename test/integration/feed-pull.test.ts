@@ -201,6 +201,17 @@ describe('GET /feed refusals', () => {
     expect(wrong.body.events).toBeUndefined();
   });
 
+  it('when the scheme is written in another case (bearer, BEARER), then the token is accepted: schemes are case-insensitive', async () => {
+    for (const scheme of ['bearer', 'BEARER']) {
+      await request(app).get('/feed').set('Authorization', `${scheme} ${TOKEN}`).expect(200);
+    }
+    // The token itself is compared exactly.
+    await request(app)
+      .get('/feed')
+      .set('Authorization', `bearer ${TOKEN.toUpperCase()}x`)
+      .expect(401);
+  });
+
   it.each([
     ['after=-1', 'after'],
     ['after=abc', 'after'],
@@ -208,6 +219,9 @@ describe('GET /feed refusals', () => {
     ['limit=501', 'limit'],
     ['wait=31', 'wait'],
     ['wait=1.5', 'wait'],
+    // Read as absent, a repeated after= silently restarted the feed from 0.
+    ['after=5&after=0', 'after'],
+    ['limit=1&limit=2', 'limit'],
   ])('when the query is %s, then 400 naming %s', async (query, name) => {
     const res = await request(app)
       .get(`/feed?${query}`)

@@ -47,6 +47,31 @@ describe('feed configuration', () => {
     ).toContain('FEED_HTTP_SECRET: must start with whsec_');
   });
 
+  it('when FEED_HTTP_URL carries a user and password, then start-up is refused without echoing them', () => {
+    const problems = problemsOf({
+      FEED_HTTP_URL: 'https://merchant:hunter2-pass@c.example/hooks',
+      FEED_HTTP_SECRET: secret,
+    });
+    expect(problems).toEqual([expect.stringContaining('FEED_HTTP_URL: must not carry a user')]);
+    expect(problems.join('\n')).not.toContain('hunter2-pass');
+  });
+
+  it('when FEED_HTTP_URL is plain http to another host, then start-up is refused unless FEED_HTTP_ALLOW_PLAIN_HTTP says the network is private', () => {
+    const plain = { FEED_HTTP_URL: 'http://ledger.internal/hooks', FEED_HTTP_SECRET: secret };
+    expect(problemsOf(plain)).toEqual([expect.stringContaining('FEED_HTTP_URL: plain http only')]);
+    expect(
+      loadConfig({ ...REQUIRED, ...plain, FEED_HTTP_ALLOW_PLAIN_HTTP: 'true' }).feed.relay,
+    ).toMatchObject({ url: 'http://ledger.internal/hooks' });
+    for (const host of ['127.0.0.1:9000', 'localhost', '[::1]:8080']) {
+      const local = loadConfig({
+        ...REQUIRED,
+        FEED_HTTP_URL: `http://${host}/h`,
+        FEED_HTTP_SECRET: secret,
+      });
+      expect(local.feed.relay?.url).toContain(host);
+    }
+  });
+
   it('when FEED_TOKEN is short, then start-up is refused', () => {
     expect(problemsOf({ FEED_TOKEN: 'short' })[0]).toContain('FEED_TOKEN');
   });
