@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { DEFAULT_DIALECT, DIALECTS, type Dialect } from './dialect.ts';
 
 export const USAGE = `usage: npm run sandbox -- [options]   (an offline stand-in for the platform; docs/sandbox.md)
   --port <n>          listen port (env SANDBOX_PORT, default 8787)
@@ -8,6 +9,9 @@ export const USAGE = `usage: npm run sandbox -- [options]   (an offline stand-in
                       (env SANDBOX_STATE_FILE; default: in memory only)
   --key-file <pem>    the signing key, made on first use (env SANDBOX_KEY_FILE,
                       default .data/sandbox-key.pem)
+  --dialect <d>       which description of the platform to play (env SANDBOX_DIALECT):
+                      any (default: every variant accepted), interface (only the interface
+                      document's), public (only the public reference's); see docs/sandbox.md
   --demo              play a realistic day against a running receiver, print its answers, exit
   --receiver <url>    the receiver for --demo (default http://127.0.0.1:3000)
   --secret <token>    the subscription's security token for --demo, echoed as Authorisation;
@@ -37,6 +41,9 @@ const environment = z.object({
   SANDBOX_DELIVERY_TIMEOUT_MS: milliseconds.min(1).default(10_000),
   SANDBOX_STATE_FILE: z.string().min(1).optional(),
   SANDBOX_KEY_FILE: z.string().min(1).default('.data/sandbox-key.pem'),
+  SANDBOX_DIALECT: z
+    .enum(DIALECTS, { error: `must be ${DIALECTS.join(', ')} (--dialect)` })
+    .default(DEFAULT_DIALECT),
 });
 
 export interface CliOptions {
@@ -49,6 +56,7 @@ export interface CliOptions {
   deliveryTimeoutMs: number;
   stateFile?: string;
   keyFile: string;
+  dialect: Dialect;
   demo: boolean;
   receiver: string;
   secret: string;
@@ -66,6 +74,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
       host: string,
       state: string,
       'key-file': string,
+      dialect: string,
       receiver: string,
       secret: string,
     },
@@ -76,11 +85,16 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
     ...(v.host !== undefined && { SANDBOX_HOST: v.host }),
     ...(v.state !== undefined && { SANDBOX_STATE_FILE: v.state }),
     ...(v['key-file'] !== undefined && { SANDBOX_KEY_FILE: v['key-file'] }),
+    ...(v.dialect !== undefined && { SANDBOX_DIALECT: v.dialect }),
   });
   if (!parsed.success) {
     throw new Error(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('\n'));
   }
   const e = parsed.data;
+  // The demo's requests are written for the accepting default; a strict dialect would refuse
+  // half of them and the demo would judge the sandbox, not the receiver.
+  if (v.demo && e.SANDBOX_DIALECT !== 'any')
+    throw new Error(`--dialect: --demo runs only with the dialect any, not ${e.SANDBOX_DIALECT}`);
   const receiver = v.receiver ?? 'http://127.0.0.1:3000';
   if (!/^https?:\/\/\S+$/.test(receiver))
     throw new Error(`--receiver: not an http(s) URL: ${receiver}`);
@@ -95,6 +109,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
     deliveryTimeoutMs: e.SANDBOX_DELIVERY_TIMEOUT_MS,
     ...(e.SANDBOX_STATE_FILE !== undefined && { stateFile: e.SANDBOX_STATE_FILE }),
     keyFile: e.SANDBOX_KEY_FILE,
+    dialect: e.SANDBOX_DIALECT,
     demo: v.demo,
     receiver: receiver.replace(/\/+$/, ''),
     secret: v.secret ?? DEFAULT_DEMO_SECRET,

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import type { Dialect } from './dialect.ts';
 import { sendError } from './envelope.ts';
 import type { TokenIssuer } from './token.ts';
 
@@ -38,21 +39,25 @@ export function isAccountCredential(header: string | undefined, credentials: Cre
 }
 
 /**
- * The API endpoints: Basic with the API key as user and an empty password (the interface's
- * rule), Basic mAccount:API key (the token endpoint's form, which the refund's undescribed
- * Basic scheme may mean), or a bearer token from the token endpoint that has not expired.
- * Anything else: 401 in the endpoint's envelope.
+ * The API endpoints: Basic with the API key as user and an empty password (the rule of both
+ * documents for these hosts). The `any` dialect also takes Basic mAccount:API key (the token
+ * endpoint's form, which the refund's undescribed Basic scheme may mean) and a bearer token
+ * from the token endpoint that has not expired; a strict dialect does not, so a client that
+ * sends those is caught. Anything else: 401 in the endpoint's envelope.
  */
-export function requireApiKey(credentials: Credentials, tokens: TokenIssuer) {
+export function requireApiKey(credentials: Credentials, tokens: TokenIssuer, dialect: Dialect) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const header = req.get('authorization');
     const bearer = /^Bearer +(\S{1,4096}) *$/i.exec(header ?? '');
     const basic = parseBasic(header);
-    const allowed = bearer
-      ? tokens.verify(bearer[1] as string) !== undefined
-      : basic !== undefined &&
-        ((sameSecret(basic.user, credentials.apiKey) && basic.password === '') ||
-          isAccountCredential(header, credentials));
+    const apiKeyOnly =
+      basic !== undefined && sameSecret(basic.user, credentials.apiKey) && basic.password === '';
+    const allowed =
+      dialect !== 'any'
+        ? !bearer && apiKeyOnly
+        : bearer
+          ? tokens.verify(bearer[1] as string) !== undefined
+          : apiKeyOnly || isAccountCredential(header, credentials);
     if (allowed) return next();
     sendError(
       res,

@@ -1,5 +1,6 @@
 import type { SandboxClock } from './clock.ts';
 import type { Credentials } from './credentials.ts';
+import type { Dialect } from './dialect.ts';
 import type { Faults } from './faults.ts';
 import type { SandboxKeys } from './keys.ts';
 import type { SandboxStore } from './state/store.ts';
@@ -19,4 +20,6 @@ export interface SandboxDeps {
   notifier: Notifier;
   /** The longest a control call with `?wait=true` waits for its deliveries to finish. */
   waitLimitMs: number;
+  /** Which requests the platform endpoints accept and how they answer (dialect.ts). */
+  dialect: Dialect;
 }

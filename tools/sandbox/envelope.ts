@@ -1,9 +1,12 @@
 import type { Request, Response } from 'express';
+import { paddedJson, takeAfterAction, UNREADABLE_HTML } from './after-action.ts';
 
 /**
  * The platform's envelope (durationMs, status, statusDescription) and its three error shapes:
  * `errorCode` on the wallet endpoints, an `errors` array on the report, neither elsewhere. Which
  * one applies follows from the path, so middleware (authentication, faults) answers right too.
+ * Every answer of a platform endpoint goes out through `deliver`, where an armed after-action
+ * fault replaces it (after-action.ts).
  */
 export const OK_DESCRIPTION = 'Operation completed successfully';
 
@@ -11,7 +14,10 @@ const STATUS_WORDS: Record<number, string> = {
   400: 'BadRequest',
   401: 'Unauthorized',
   404: 'NotFound',
+  406: 'NotAcceptable',
+  408: 'RequestTimeout',
   413: 'PayloadTooLarge',
+  429: 'TooManyRequests',
   500: 'InternalServerError',
 };
 const ERROR_CODES: Record<number, string> = {
@@ -30,12 +36,21 @@ function durationMs(res: Response): number {
   return started === undefined ? 0 : Math.round(performance.now() - started);
 }
 
-export function sendOk(res: Response, body: object = {}): void {
-  res.status(200).json({
-    durationMs: durationMs(res),
-    status: 'Ok',
-    statusDescription: OK_DESCRIPTION,
-    ...body,
+function envelope(res: Response, status = 'Ok', description = OK_DESCRIPTION) {
+  return { durationMs: durationMs(res), status, statusDescription: description };
+}
+
+/**
+ * The envelope and `body`. `raw` members are JSON text written as they are, for values a
+ * double cannot carry (a 19-digit webhookId as a JSON integer).
+ */
+export function sendOk(res: Response, body: object = {}, raw: Record<string, string> = {}): void {
+  const json = { ...envelope(res), ...body };
+  const members = Object.entries(raw).map(([name, value]) => `${JSON.stringify(name)}:${value}`);
+  const text = JSON.stringify(json);
+  deliver(res, 200, 'application/json', {
+    text: members.length === 0 ? text : `${text.slice(0, -1)},${members.join(',')}}`,
+    json,
   });
 }
 
@@ -52,23 +67,81 @@ export function sendError(
   description: string,
   options: ErrorOptions = {},
 ): void {
+  const json = errorBody(res, httpStatus, description, options);
+  // A refusal carries nothing out: an after-action fault armed for this request waits for the
+  // next one, so "the platform acted, then the answer was lost" means exactly that.
+  takeAfterAction(res)?.unused();
+  res.status(httpStatus).type('application/json').send(JSON.stringify(json));
+}
+
+/** A text answer (the report's CSV, the public key): replaced by an after-action fault too. */
+export function sendText(res: Response, contentType: string, text: string): void {
+  deliver(res, 200, contentType, { text });
+}
+
+function errorBody(
+  res: Response,
+  httpStatus: number,
+  description: string,
+  options: ErrorOptions,
+): Record<string, unknown> {
   // The full path, also when answered from inside a mounted router.
   const path = (res.req.originalUrl || res.req.url).split('?')[0] ?? '';
   const problems = options.problems ?? [];
   const status =
     options.status ?? STATUS_WORDS[httpStatus] ?? (httpStatus < 500 ? 'Fail' : 'Error');
-  const body: Record<string, unknown> = {
-    durationMs: durationMs(res),
+  const body: Record<string, unknown> = envelope(
+    res,
     status,
-    statusDescription: (problems.length > 0 && !isReport(path)
+    (problems.length > 0 && !isReport(path)
       ? `${description}: ${problems.join('; ')}`
       : description
     ).slice(0, 500),
-  };
+  );
   if (isWallet(path)) body.errorCode = ERROR_CODES[httpStatus] ?? status.replace(/\W/g, '');
   if (isReport(path) && problems.length > 0) body.errors = [...problems];
-  res.status(httpStatus).json(body);
+  return body;
 }
 
 const isWallet = (path: string) => path.toLowerCase().startsWith('/mwallet/');
 const isReport = (path: string) => path.toLowerCase().startsWith('/paytoreceivables/');
+
+/** Writes the answer, or, when an after-action fault is armed for it, what the fault says. */
+function deliver(
+  res: Response,
+  httpStatus: number,
+  contentType: string,
+  answer: { text: string; json?: Record<string, unknown> },
+): void {
+  const fault = takeAfterAction(res);
+  if (!fault) {
+    res.status(httpStatus).type(contentType).send(answer.text);
+    return;
+  }
+  const write = (status: number, type: string, text: string) =>
+    void res.status(status).type(type).send(text);
+  switch (fault.answer) {
+    case 'status': {
+      const description = 'Sandbox fault: after-action (the request was carried out)';
+      return write(
+        fault.status,
+        'application/json',
+        JSON.stringify(errorBody(res, fault.status, description, {})),
+      );
+    }
+    case 'hang':
+      return fault.hold(res);
+    case 'drop':
+      return void res.socket?.destroy();
+    case 'oversized':
+      return write(200, 'application/json', paddedJson(answer.json ?? envelope(res)));
+    case 'unreadable':
+      return write(200, 'text/html', UNREADABLE_HTML);
+    case 'not-ok':
+      return write(
+        200,
+        'application/json',
+        JSON.stringify(envelope(res, 'Error', 'Unexpected error')),
+      );
+  }
+}

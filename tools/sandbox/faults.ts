@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { setAfterAction, type AfterActionAnswer, type HeldAnswers } from './after-action.ts';
 import { sendError } from './envelope.ts';
 
 /**
@@ -9,13 +10,15 @@ import { sendError } from './envelope.ts';
  *   at once, so it is retried although the subscriber may have stored it;
  * - `token-fail`: the token endpoint answers `status` (default 500);
  * - `endpoint-error`: a platform endpoint (any, or those whose path starts with `path`) answers
- *   `status` (default 500).
+ *   `status` (default 500) without acting;
+ * - `after-action`: a platform endpoint acts, then answers as `answer` says (after-action.ts).
  */
 export const FAULT_KINDS = [
   'webhook-fail',
   'webhook-timeout',
   'token-fail',
   'endpoint-error',
+  'after-action',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -24,6 +27,8 @@ export interface Fault {
   remaining: number;
   status: number;
   path?: string;
+  /** after-action only: what replaces the real answer. */
+  answer?: AfterActionAnswer;
 }
 
 /** At most this many faults are armed at once. */
@@ -31,8 +36,13 @@ const MAX_ARMED = 100;
 
 export interface Faults {
   arm(fault: Fault): boolean;
-  /** Uses up one occasion of the first matching fault, if any. */
-  take(kind: FaultKind, path?: string): Fault | undefined;
+  /**
+   * Uses up one occasion of the first armed fault (in the order armed) whose kind is `kind` or
+   * one of `kind`, and whose path, if any, starts `path`.
+   */
+  take(kind: FaultKind | readonly FaultKind[], path?: string): Fault | undefined;
+  /** Gives back one occasion of a fault taken but not used (it stays first in order). */
+  giveBack(fault: Fault): void;
   list(): readonly Fault[];
   clear(): void;
 }
@@ -46,29 +56,51 @@ export function createFaults(): Faults {
       return true;
     },
     take(kind, path) {
+      const kinds: readonly FaultKind[] = typeof kind === 'string' ? [kind] : kind;
       const fault = armed.find(
         (f) =>
-          f.kind === kind &&
+          kinds.includes(f.kind) &&
           (f.path === undefined || (path ?? '').toLowerCase().startsWith(f.path.toLowerCase())),
       );
       if (!fault) return undefined;
       fault.remaining -= 1;
       if (fault.remaining <= 0) armed = armed.filter((f) => f !== fault);
-      return fault;
+      return { ...fault };
+    },
+    giveBack(fault) {
+      const same = armed.find(
+        (f) => f.kind === fault.kind && f.path === fault.path && f.answer === fault.answer,
+      );
+      if (same && armed.indexOf(same) === 0) same.remaining += 1;
+      else armed.unshift({ ...fault, remaining: 1 });
     },
     list: () => armed.map((f) => ({ ...f })),
     clear: () => void (armed = []),
   };
 }
 
-/** Answers an armed `endpoint-error` (or, on the token path, `token-fail`) instead of the route. */
-export function faultMiddleware(faults: Faults, tokenPath: string) {
+/** What a platform request may meet: the token path has its own kind besides the others. */
+const ON_TOKEN_PATH: readonly FaultKind[] = ['token-fail', 'endpoint-error', 'after-action'];
+const ON_OTHER_PATHS: readonly FaultKind[] = ['endpoint-error', 'after-action'];
+
+/**
+ * Takes the first armed fault that matches the request, before-action or after-action alike, so
+ * a sequence armed as [after-action, endpoint-error ×3] plays in that order. A before-action
+ * fault answers here, instead of the route; an after-action one is left for the route's answer.
+ */
+export function faultMiddleware(faults: Faults, tokenPath: string, held: HeldAnswers) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const kind = req.path === tokenPath ? 'token-fail' : 'endpoint-error';
-    const fault =
-      faults.take(kind, req.path) ??
-      (kind === 'token-fail' ? faults.take('endpoint-error', req.path) : undefined);
+    const fault = faults.take(req.path === tokenPath ? ON_TOKEN_PATH : ON_OTHER_PATHS, req.path);
     if (!fault) return next();
-    sendError(res, fault.status, `Sandbox fault: ${kind} (armed through /sandbox/faults)`);
+    if (fault.kind === 'after-action') {
+      setAfterAction(res, {
+        answer: fault.answer ?? 'status',
+        status: fault.status,
+        hold: held.hold,
+        unused: () => faults.giveBack(fault),
+      });
+      return next();
+    }
+    sendError(res, fault.status, `Sandbox fault: ${fault.kind} (armed through /sandbox/faults)`);
   };
 }

@@ -8,11 +8,18 @@
 import { createSandboxClock } from './clock.ts';
 import { parseCli, USAGE, type CliOptions } from './cli-options.ts';
 import { runDemo } from './demo/run-demo.ts';
+import type { Dialect } from './dialect.ts';
 import { createSandboxKeys } from './keys.ts';
 import { createSandbox } from './sandbox.ts';
 import { createStateSaver, loadState } from './state/state-file.ts';
 import { createStore } from './state/store.ts';
 import { emptyState } from './state/types.ts';
+
+const DIALECT_LINES: Record<Dialect, string> = {
+  any: 'any (every variant of every request accepted)',
+  interface: "interface (only the interface document's requests)",
+  public: "public (only the public reference's requests)",
+};
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -38,6 +45,7 @@ async function main(): Promise<number> {
     clock: createSandboxClock(Date.now, state.clockOffsetMs),
     retryDelayMs: options.retryDelayMs,
     deliveryTimeoutMs: options.deliveryTimeoutMs,
+    dialect: options.dialect,
     ...(!options.demo && {
       onAttempt: (record, attempt) =>
         print(
@@ -63,6 +71,7 @@ async function main(): Promise<number> {
   print(
     `  state: ${options.stateFile ?? 'in memory'}; webhook retry after ${options.retryDelayMs} ms`,
   );
+  print(`  dialect: ${DIALECT_LINES[options.dialect]}  (--dialect, SANDBOX_DIALECT)`);
 
   const stop = async () => {
     sandbox.close();

@@ -1,15 +1,18 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import { createHeldAnswers } from './after-action.ts';
 import { closeServer } from './close-server.ts';
 import { createSandboxClock, type SandboxClock } from './clock.ts';
 import { requireApiKey, type Credentials } from './credentials.ts';
 import type { SandboxDeps } from './deps.ts';
+import { DEFAULT_DIALECT, type Dialect } from './dialect.ts';
 import { markStart, sendError } from './envelope.ts';
 import { createFaults, faultMiddleware, type Faults } from './faults.ts';
 import type { SandboxKeys } from './keys.ts';
 import { controlEventRoutes } from './routes/control-event-routes.ts';
 import { controlFaultRoutes } from './routes/control-fault-routes.ts';
+import { controlRefundRoutes } from './routes/control-refund-routes.ts';
 import { controlStateRoutes } from './routes/control-state-routes.ts';
 import { payIdRoutes } from './routes/payid-routes.ts';
 import { refundRoutes } from './routes/refund-routes.ts';
@@ -35,6 +38,8 @@ export interface SandboxOptions {
   faults?: Faults;
   retryDelayMs?: number;
   deliveryTimeoutMs?: number;
+  /** Which description of the platform to play (dialect.ts); default `any`. */
+  dialect?: Dialect;
   onAttempt?: (record: NotificationRecord, attempt: Attempt) => void;
 }
 
@@ -46,7 +51,7 @@ export interface Sandbox {
     port: number,
     host: string,
   ): Promise<{ url: string; server: Server; close(): Promise<void> }>;
-  /** Stops the delivery engine (pending retries are dropped). */
+  /** Stops the delivery engine (pending retries are dropped) and drops hung answers. */
   close(): void;
 }
 
@@ -76,18 +81,27 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     engine,
     notifier: createNotifier(store, engine, clock),
     waitLimitMs: retryDelayMs + 2 * timeoutMs + 5000,
+    dialect: options.dialect ?? DEFAULT_DIALECT,
   };
+  const held = createHeldAnswers();
 
   const app = express();
   app.disable('x-powered-by');
   app.use(markStart);
   app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
-  app.use(onPlatformPaths(faultMiddleware(faults, TOKEN_PATH), PLATFORM_PREFIXES));
+  app.use(onPlatformPaths(faultMiddleware(faults, TOKEN_PATH, held), PLATFORM_PREFIXES));
   app.use(tokenRoutes(deps));
-  app.use(onPlatformPaths(requireApiKey(deps.credentials, deps.tokens), API_KEY_PREFIXES));
+  app.use(
+    onPlatformPaths(requireApiKey(deps.credentials, deps.tokens, deps.dialect), API_KEY_PREFIXES),
+  );
   for (const routes of [payIdRoutes, walletRoutes, refundRoutes, reportRoutes, subscriptionRoutes])
     app.use(routes(deps));
-  for (const routes of [controlEventRoutes, controlStateRoutes, controlFaultRoutes])
+  for (const routes of [
+    controlEventRoutes,
+    controlStateRoutes,
+    controlFaultRoutes,
+    controlRefundRoutes,
+  ])
     app.use(routes(deps));
   app.use((_req, res) => sendError(res, 404, 'No such endpoint'));
   app.use(errorHandler);
@@ -96,7 +110,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     app,
     deps,
     listen: (port, host) => listen(app, port, host),
-    close: () => engine.close(),
+    close: () => {
+      engine.close();
+      held.closeAll();
+    },
   };
 }
 

@@ -22,6 +22,7 @@ export function controlFaultRoutes(deps: SandboxDeps): Router {
       remaining: fault.count,
       status: fault.status,
       ...(fault.path !== undefined && { path: fault.path }),
+      ...(fault.kind === 'after-action' && { answer: fault.answer }),
     };
     if (!faults.arm(armed))
       return sendError(res, 400, 'Too many faults armed; DELETE /sandbox/faults first');

@@ -1,8 +1,9 @@
 import { Router } from 'express';
 import type { SandboxDeps } from '../deps.ts';
+import type { Dialect } from '../dialect.ts';
 import { sendError, sendOk } from '../envelope.ts';
 import type { PayIdRecord } from '../state/types.ts';
-import { payIdEnquirySchema } from '../validation/payid-schema.ts';
+import { PAYID_ENQUIRY_SCHEMAS } from '../validation/payid-schema.ts';
 import { validate } from '../validation/patterns.ts';
 
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
@@ -32,12 +33,22 @@ function pascalCase(p: PayIdRecord): Record<string, unknown> {
   );
 }
 
+/**
+ * Which versions each dialect serves: the interface only v2, the public reference only v1; the
+ * other answers 404 like any unknown path.
+ */
+const VERSIONS: Record<Dialect, readonly ('v1' | 'v2')[]> = {
+  any: ['v1', 'v2'],
+  interface: ['v2'],
+  public: ['v1'],
+};
+
 /** PayID Enquiry, v2 (the interface) and v1 (the public reference). The caller must own it. */
 export function payIdRoutes(deps: SandboxDeps): Router {
   const router = Router();
-  for (const version of ['v1', 'v2'] as const) {
+  for (const version of VERSIONS[deps.dialect]) {
     router.post(`/receivables/${version}/payid/payIdEnquiry`, (req, res) => {
-      const body = validate(payIdEnquirySchema, req.body);
+      const body = validate(PAYID_ENQUIRY_SCHEMAS[deps.dialect], req.body);
       if (!body.ok) return sendError(res, 400, 'Validation failed', { problems: body.problems });
       const payId = body.value.payId.toLowerCase();
       const found = deps.store.state.payIds.find((p) => p.payId === payId);

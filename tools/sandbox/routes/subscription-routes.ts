@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import type { SandboxDeps } from '../deps.ts';
 import { sendError, sendOk } from '../envelope.ts';
-import { sydneyDay, sydneyUsDateTime } from '../sydney-time.ts';
+import { sydneyDay, sydneyIso, sydneyUsDateTime } from '../sydney-time.ts';
 import type { NotificationRecord } from '../state/types.ts';
+import { publicNotificationsJson } from './delivery-report-public.ts';
 import { validate } from '../validation/patterns.ts';
 import {
   deliveryReportSchema,
@@ -26,7 +27,10 @@ export function reportEntry(n: NotificationRecord) {
   };
 }
 
-/** The platform's public subscription API: create, the delivery report, resend. */
+/**
+ * The platform's public subscription API: create, the delivery report, resend. The public
+ * dialect answers create and the report in the public reference's types.
+ */
 export function subscriptionRoutes(deps: SandboxDeps): Router {
   const router = Router();
   const { store, clock, notifier } = deps;
@@ -45,6 +49,8 @@ export function subscriptionRoutes(deps: SandboxDeps): Router {
     }
     const subscription = {
       subscriptionId: randomUUID(),
+      // The public reference's integer id; unique across runs, like the Webhookids (ids.ts).
+      id: store.ids.next(),
       eventName,
       targetUrl,
       subscriptionStatus,
@@ -54,6 +60,14 @@ export function subscriptionRoutes(deps: SandboxDeps): Router {
     if (!store.add('subscriptions', subscription))
       return sendError(res, 400, 'Too many subscriptions');
     // The token is a secret: never answered back.
+    if (deps.dialect === 'public') {
+      return sendOk(res, {
+        id: subscription.id,
+        dateTime: sydneyIso(new Date(subscription.createdAtMs)),
+        eventName,
+        targetUrl,
+      });
+    }
     sendOk(res, {
       subscriptionId: subscription.subscriptionId,
       eventName,
@@ -70,6 +84,8 @@ export function subscriptionRoutes(deps: SandboxDeps): Router {
       .filter((n) => sydneyDay(new Date(n.createdAtMs)) === day)
       .slice(skip, skip + take)
       .map(reportEntry);
+    if (deps.dialect === 'public')
+      return sendOk(res, {}, { notifications: publicNotificationsJson(notifications) });
     sendOk(res, { notifications });
   });
 

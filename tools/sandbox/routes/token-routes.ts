@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { providerHex } from '../../../src/common/platform-key.ts';
 import { isAccountCredential } from '../credentials.ts';
 import type { SandboxDeps } from '../deps.ts';
-import { sendError, sendOk } from '../envelope.ts';
+import { sendError, sendOk, sendText } from '../envelope.ts';
 
 export const TOKEN_PATH = '/au/security/oauth-v1/Token';
 export const PUBLIC_KEY_PATH = '/public/v1/certificate/public-key';
@@ -22,10 +22,7 @@ export function tokenRoutes(deps: SandboxDeps): Router {
     sendOk(res, { token });
   });
   router.get(PUBLIC_KEY_PATH, (_req, res) => {
-    res
-      .status(200)
-      .type('application/octet-stream')
-      .send(providerHex(deps.keys.current().publicKey));
+    sendText(res, 'application/octet-stream', providerHex(deps.keys.current().publicKey));
   });
   return router;
 }

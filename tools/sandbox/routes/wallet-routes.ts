@@ -1,23 +1,26 @@
 import { Router } from 'express';
 import type { SandboxDeps } from '../deps.ts';
 import { sendError, sendOk } from '../envelope.ts';
-import { searchWallets, updateWallet, walletDetails } from '../services/wallets.ts';
+import { walletUpdateAnswer, walletView } from '../services/wallet-views.ts';
+import { searchWallets, updateWallet } from '../services/wallets.ts';
 import { validate } from '../validation/patterns.ts';
-import { walletSearchSchema, walletUpdateSchema } from '../validation/wallet-schemas.ts';
+import { WALLET_SEARCH_SCHEMAS, WALLET_UPDATE_SCHEMAS } from '../validation/wallet-dialects.ts';
 
-/** mWallet search and update; errors carry `errorCode`. */
+/** mWallet search and update, read and answered in the sandbox's dialect; errors carry `errorCode`. */
 export function walletRoutes(deps: SandboxDeps): Router {
   const router = Router();
+  const { dialect } = deps;
   router.get('/mWallet/v1/search', (req, res) => {
-    const query = validate(walletSearchSchema, req.query);
+    const query = validate(WALLET_SEARCH_SCHEMAS[dialect], req.query);
     if (!query.ok) return sendError(res, 400, 'Validation failed', { problems: query.problems });
-    const identifier = query.value.clientUniqueIdentifier ?? query.value.identifier;
     sendOk(res, {
-      mWallets: searchWallets(deps.store.state.wallets, identifier).map(walletDetails),
+      mWallets: searchWallets(deps.store.state.wallets, query.value.identifier).map((wallet) =>
+        walletView(wallet, dialect),
+      ),
     });
   });
   router.post('/mWallet/v1/update', (req, res) => {
-    const body = validate(walletUpdateSchema, req.body);
+    const body = validate(WALLET_UPDATE_SCHEMAS[dialect], req.body);
     if (!body.ok) return sendError(res, 400, 'Validation failed', { problems: body.problems });
     const outcome = updateWallet(deps, body.value);
     if (!outcome.ok) {
@@ -28,10 +31,7 @@ export function walletRoutes(deps: SandboxDeps): Router {
         outcome.status ? { status: outcome.status } : {},
       );
     }
-    sendOk(res, {
-      accountNumber: outcome.wallet.accountNumber,
-      mWallet: walletDetails(outcome.wallet),
-    });
+    sendOk(res, walletUpdateAnswer(outcome.wallet, dialect));
   });
   return router;
 }

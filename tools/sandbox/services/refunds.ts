@@ -63,7 +63,8 @@ export function refund(
     ...FEE,
   };
   const record: Refund = {
-    uniqueReference: request.uniqueReference ?? '',
+    // No nonce is stored as none: an empty text would be a nonce a later request could match.
+    ...(request.uniqueReference !== undefined && { uniqueReference: request.uniqueReference }),
     originalTransactionId: payment.transactionId,
     amountCents,
     atMs: now,

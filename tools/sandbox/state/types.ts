@@ -46,7 +46,8 @@ export interface Payment {
 }
 
 export interface Refund {
-  uniqueReference: string;
+  /** The caller's nonce; absent when the request had none (older state files: ''). */
+  uniqueReference?: string;
   originalTransactionId: string;
   amountCents: number;
   atMs: number;
@@ -56,6 +57,8 @@ export interface Refund {
 
 export interface Subscription {
   subscriptionId: string;
+  /** The public reference's integer id (absent in older state files). */
+  id?: number;
   eventName: string;
   targetUrl: string;
   subscriptionStatus: 'On' | 'Off';

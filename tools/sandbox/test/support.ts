@@ -24,7 +24,8 @@ let sharedKeys: Promise<SandboxKeys> | undefined;
 
 /**
  * A sandbox on a real socket (127.0.0.1, any port), closed after the test. The key is made once
- * per file (generation is slow), unless a test rotates it and asks for its own.
+ * per file (generation is slow), unless a test rotates it and asks for its own. `dialect`
+ * (default `any`) chooses which requests it accepts (dialect.ts).
  */
 export async function startTestSandbox(
   options: Partial<SandboxOptions> & { ownKeys?: boolean } = {},

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AFTER_ACTION_ANSWERS } from '../after-action.ts';
 import { FAULT_KINDS } from '../faults.ts';
 import { AMOUNT_PATTERN } from '../money.ts';
 import {
@@ -139,15 +140,29 @@ export const clockControlSchema = z.object({
     .max(10 * 366 * 86_400, { error: 'must be at most ten years' }),
 });
 
+const count = z.number().int().min(1).max(1000).default(1);
+/** Any error status, 408 and 429 included (the ones a client may retry). */
+const status = z.number().int().min(400).max(599).default(500);
+const path = z.string().startsWith('/').max(200).optional();
+
 export const faultControlSchema = z.discriminatedUnion(
   'kind',
   [
     z.object({ kind: z.literal('rotate-key') }),
     z.object({
-      kind: z.enum(FAULT_KINDS),
-      count: z.number().int().min(1).max(1000).default(1),
-      status: z.number().int().min(400).max(599).default(500),
-      path: z.string().startsWith('/').max(200).optional(),
+      kind: z.enum(FAULT_KINDS.filter((kind) => kind !== 'after-action')),
+      count,
+      status,
+      path,
+    }),
+    z.object({
+      kind: z.literal('after-action'),
+      count,
+      status,
+      path,
+      answer: z.enum(AFTER_ACTION_ANSWERS, {
+        error: `must be one of ${AFTER_ACTION_ANSWERS.join(', ')}`,
+      }),
     }),
   ],
   { error: `kind must be rotate-key or one of ${FAULT_KINDS.join(', ')}` },
