@@ -13,6 +13,7 @@ import {
   refundByCallerReference,
   type RefundRow,
 } from './refunds-repository.ts';
+import { tryLockRefund } from './refund-sender-lock.ts';
 import { refundRequest } from './requests/refund.ts';
 import { checkRequest } from './requests/rules.ts';
 import type { ProviderDb } from './tables.ts';
@@ -23,7 +24,9 @@ import type { ProviderDb } from './tables.ts';
  *    reference again never makes a second refund: it answers the recorded result, or resumes
  *    the same request when the outcome is not known. A refund without one is refused: a re-run
  *    of a command could not be told from a new refund.
- * 2. In one transaction holding the payment's row lock: the checks (the payment is stored, an
+ * 2. While this run holds the reference's sender lock (refund-sender-lock.ts: a second run of
+ *    the same command meanwhile is refused; one that died releases it at once), and in one
+ *    transaction holding the payment's row lock: the checks (the payment is stored, an
  *    NPP/PayTo payment is at least 5 minutes old, the payer's account is known, the amount is
  *    at most what is not yet refunded or reserved) and a `pending` row whose platform nonce is
  *    derived from the payment and the caller reference, committed before anything is sent.
@@ -34,10 +37,6 @@ import type { ProviderDb } from './tables.ts';
  *    only when every attempt was a definite refusal (the amount is released).
  */
 export const NPP_REFUND_WAIT_MS = 5 * 60_000;
-/** A `pending` refund older than this was left by a run that died: it may be resumed. */
-const IN_FLIGHT_LIMIT_MS = 10 * 60_000;
-
-const isRecent = (at: Date, now: Date) => now.getTime() - at.getTime() < IN_FLIGHT_LIMIT_MS;
 
 /** The caller's reference: what a merchant's systems already have (a return or order id). */
 const CALLER_REFERENCE = /^[\x21-\x7e]{1,100}$/;
@@ -71,6 +70,25 @@ type Reservation =
   { kind: 'send'; refund: RefundRow; resumed: boolean } | { kind: 'recorded'; refund: RefundRow };
 
 export async function refundStoredPayment(
+  deps: RefundDeps,
+  input: RefundStoredPaymentInput,
+): Promise<RefundResult> {
+  checkCallerReference(input.callerReference);
+  const lock = await tryLockRefund(deps.db, input.callerReference);
+  if (!lock) {
+    refuse(
+      'callerReference',
+      'names a refund being sent right now by another run: wait for it, then run again to read its result',
+    );
+  }
+  try {
+    return await reserveAndSend(deps, input);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function reserveAndSend(
   deps: RefundDeps,
   input: RefundStoredPaymentInput,
 ): Promise<RefundResult> {
@@ -175,19 +193,23 @@ function refuse(path: string, message: string): never {
   });
 }
 
-async function reserve(deps: RefundDeps, input: RefundStoredPaymentInput): Promise<Reservation> {
-  if (!CALLER_REFERENCE.test(input.callerReference ?? '')) {
+function checkCallerReference(callerReference: string | undefined): void {
+  if (!CALLER_REFERENCE.test(callerReference ?? '')) {
     refuse(
       'callerReference',
       'is required: 1-100 printable characters naming this refund in your systems (a return or order id), so a repeated command never refunds twice',
     );
   }
+}
+
+/** Runs while this process holds the caller reference's sender lock (no other live sender). */
+async function reserve(deps: RefundDeps, input: RefundStoredPaymentInput): Promise<Reservation> {
   return deps.db.transaction().execute(async (tx): Promise<Reservation> => {
     const payment = await lockPayment(tx, input.transactionId);
     if (!payment) return refuse('transactionId', 'names no payment stored here');
     const now = deps.now();
     const earlier = await refundByCallerReference(tx, input.callerReference);
-    if (earlier) return again(earlier, input, now);
+    if (earlier) return again(earlier, input);
     if (now.getTime() - payment.receivedAt.getTime() < NPP_REFUND_WAIT_MS) {
       refuse(
         'transactionId',
@@ -237,8 +259,11 @@ async function reserve(deps: RefundDeps, input: RefundStoredPaymentInput): Promi
   });
 }
 
-/** The same caller reference again: the record's answer, or the same request resumed. */
-function again(earlier: RefundRow, input: RefundStoredPaymentInput, now: Date): Reservation {
+/**
+ * The same caller reference again: the record's answer, or the same request resumed. A
+ * `pending` row here was left by a run that died (a live one would hold the sender lock).
+ */
+function again(earlier: RefundRow, input: RefundStoredPaymentInput): Reservation {
   if (earlier.transaction_id !== input.transactionId) {
     refuse(
       'callerReference',
@@ -253,12 +278,6 @@ function again(earlier: RefundRow, input: RefundStoredPaymentInput, now: Date): 
   }
   if (earlier.state === 'succeeded' || earlier.state === 'failed') {
     return { kind: 'recorded', refund: earlier };
-  }
-  if (earlier.state === 'pending' && isRecent(earlier.requested_at, now)) {
-    refuse(
-      'callerReference',
-      'names a refund being sent right now by another run: wait for it, then run again to read its result',
-    );
   }
   return { kind: 'send', refund: earlier, resumed: true };
 }

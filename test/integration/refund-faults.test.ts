@@ -3,7 +3,13 @@ import { createLogger } from '../../src/logger.ts';
 import { ProviderError } from '../../src/provider/provider-error.ts';
 import { refundStoredPayment } from '../../src/provider/refund-stored-payment.ts';
 import { withProviderTables } from '../../src/provider/tables.ts';
-import { startTestSandbox, subscribe, type TestSandbox } from '../../tools/sandbox/test/support.ts';
+import {
+  CREDENTIALS,
+  startTestSandbox,
+  subscribe,
+  type TestSandbox,
+} from '../../tools/sandbox/test/support.ts';
+import { runScript } from '../support/receiver-process.ts';
 import {
   sandboxProviderClient,
   startSandboxReceiver,
@@ -204,25 +210,60 @@ for (const dialect of ['interface', 'public'] as const) {
       });
     });
 
-    it('when the run stops between the call and the record, then a re-run after 10 minutes resumes the same nonce and the platform pays once', async () => {
+    it('when the run is killed between the call and the record, then the same command resumes the same nonce at once and the platform pays once', async () => {
       const { sandbox, transactionId } = await storedPayment(dialect);
-      lastTransactionId = transactionId;
-      // The process "dies" once the platform has refunded: the answer is never recorded.
+      await database.query(
+        `UPDATE npp_payments SET received_at = received_at - interval '301 seconds'`,
+      );
+      // The platform refunds, then never answers: the process is killed while it waits.
       await arm(sandbox, [{ kind: 'after-action', count: 1, answer: 'hang' }]);
-      const dying = refunder(sandbox, { timeoutMs: 60_000 })('return-5');
-      await expect.poll(() => platformRefunded(sandbox, transactionId)).toBe('40.00');
+      const args = ['refund', '--transaction-id', transactionId, '--caller-reference', 'return-5'];
+      const env = {
+        PROVIDER_BASE_URL: sandbox.url,
+        PROVIDER_AUTH_URL: sandbox.url,
+        PROVIDER_API_KEY: CREDENTIALS.apiKey,
+        PROVIDER_TIMEOUT_MS: '60000',
+        SIGNING_KEY_ALLOW_HTTP: 'true',
+        DATABASE_URL: database.url,
+        LOG_LEVEL: 'silent',
+      };
+      const dying = runScript('src/cli/provider.ts', env, { args });
+      await expect
+        .poll(() => platformRefunded(sandbox, transactionId), { timeout: 15_000 })
+        .toBe('40.00');
+      dying.child.kill('SIGKILL');
+      await dying.exited;
       expect(await ledger(transactionId)).toEqual({
         refunded: '0.00',
         reserved: '40.00',
         rows: '1',
       });
-      // Too soon: another run may still be sending it.
-      expect(await outcome(refunder(sandbox)('return-5'))).toBe('invalid-request');
-      const resumed = await refunder(sandbox, { offsetMs: 11 * 60_000 })('return-5');
-      expect(resumed).toMatchObject({ resumed: true, refund: { state: 'succeeded' } });
+      const again = runScript('src/cli/provider.ts', env, { args });
+      expect(await again.exited, again.output()).toBe(0);
+      expect(again.output()).toContain('"resumed": true');
       expect(await platformRefunded(sandbox, transactionId)).toBe('40.00');
-      await sandbox.call('DELETE', '/sandbox/faults');
-      void dying.catch(() => {});
+      expect(await ledger(transactionId)).toEqual({
+        refunded: '40.00',
+        reserved: '0.00',
+        rows: '1',
+      });
+    });
+
+    it('when a run is still waiting for the platform, then the same command is refused and sends nothing', async () => {
+      const { sandbox, transactionId } = await storedPayment(dialect);
+      lastTransactionId = transactionId;
+      await arm(sandbox, [{ kind: 'after-action', count: 1, answer: 'hang' }]);
+      const waiting = refunder(sandbox, { timeoutMs: 3000 })('return-6');
+      await expect.poll(() => platformRefunded(sandbox, transactionId)).toBe('40.00');
+      expect(await outcome(refunder(sandbox)('return-6'))).toBe('invalid-request');
+      // The first run's retry gets the platform's first answer: one refund, recorded.
+      expect((await waiting).refund.state).toBe('succeeded');
+      expect(await platformRefunded(sandbox, transactionId)).toBe('40.00');
+      expect(await ledger(transactionId)).toEqual({
+        refunded: '40.00',
+        reserved: '0.00',
+        rows: '1',
+      });
     });
   });
 }
