@@ -32,13 +32,15 @@ function remapKeys(input: unknown, known: readonly string[], aliases: Aliases): 
   const out: Record<string, unknown> = { ...source };
   for (const key of known) {
     if (key in source) continue;
-    for (const name of [key, ...(aliases[key] ?? [])]) {
-      const found = byLowerCase.get(name.toLowerCase());
-      if (found !== undefined) {
-        out[key] = source[found];
-        delete out[found];
-        break;
-      }
+    const names = [key, ...(aliases[key] ?? [])];
+    // An exact spelling first: the public PayID answer carries both the envelope's `status` and
+    // the PayID's `Status`, which only their case tells apart.
+    const found =
+      names.find((name) => name in source) ??
+      names.map((name) => byLowerCase.get(name.toLowerCase())).find((name) => name !== undefined);
+    if (found !== undefined) {
+      out[key] = source[found];
+      delete out[found];
     }
   }
   return out;

@@ -37,6 +37,14 @@ describe('lenient response parsing', () => {
     expect(parsed.feeAmountGstComponent).toBeUndefined();
   });
 
+  it('when the public PayID answer carries the envelope status before the PayID Status, then each is read by its own spelling', () => {
+    const answer = { status: 'Ok', BankAccountNumber: '12345678', Status: 'Disable' };
+    expect(payIdResponse.parse(answer)).toMatchObject({ payIdStatus: 'Disable' });
+    expect(payIdResponse.parse({ Status: 'Port', status: 'Ok' })).toMatchObject({
+      payIdStatus: 'Port',
+    });
+  });
+
   it('when the PayTo report is CSV with a header, then columns are matched by name (quoted commas kept)', () => {
     const csv =
       'Transaction ID,DateTime,Amount,RemitterName\r\nT1,2026-11-22T10:00:00,12.50,"Smith, J ""JJ"""\r\nT2,2026-11-22T11:00:00,3\r\n';
