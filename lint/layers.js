@@ -47,7 +47,13 @@ const PIPELINE = [
 ];
 
 /** What sits around the pipeline and may use it, never the other way round. */
-const AROUND_THE_PIPELINE = ['src/feed', 'src/provider', 'src/recovery', 'src/cli'];
+const AROUND_THE_PIPELINE = [
+  'src/feed',
+  'src/provider',
+  'src/recovery',
+  'src/quarantine',
+  'src/cli',
+];
 
 const under = (file, folder) => file === folder || file.startsWith(`${folder}/`);
 
@@ -75,7 +81,7 @@ export function layerViolation(importer, target) {
         return 'the service (src/) imports only src/: no tools, tests or migrations in the runtime';
       }
       return AROUND_THE_PIPELINE.some((folder) => under(target, folder))
-        ? 'the delivery pipeline never imports feed/, provider/, recovery/ or cli/: receiving must not depend on them'
+        ? 'the delivery pipeline never imports feed/, provider/, recovery/, quarantine/ or cli/: receiving must not depend on them'
         : undefined;
     case 'service':
       return under(target, 'src')

@@ -3,7 +3,6 @@ import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
 import { PUBLIC_KEY_PATH } from './common/platform-key.ts';
 import { parseWebhookSecret } from './feed/signer.ts';
-import { DIALECT_SETTINGS, type DialectSetting } from './provider/dialect.ts';
 
 /**
  * Configuration is one pure function over the environment. Every bad key is reported at once,
@@ -61,6 +60,13 @@ const trustProxy = z
       return z.NEVER;
     }
   });
+
+/**
+ * Which description of the platform the provider client speaks (src/provider/dialect.ts):
+ * `auto` finds out; `interface` or `public` pins one.
+ */
+export const DIALECT_SETTINGS = ['auto', 'interface', 'public'] as const;
+export type DialectSetting = (typeof DIALECT_SETTINGS)[number];
 
 /** Credentials travel to these: https, or plain http to this machine only (a local sandbox). */
 const providerUrl = z

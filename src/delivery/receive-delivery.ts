@@ -108,7 +108,7 @@ export async function receiveDelivery(
   };
   /** Keeps an authenticated delivery we refuse, for an operator, and answers 400. */
   const quarantine = async (problems: FieldProblem[], webhookId: string | null) => {
-    const kept = await quarantineDelivery(deps.db, {
+    const row = await quarantineDelivery(deps.db, {
       ...common,
       webhookIdHeader: webhookIdHeader ?? null,
       webhookId,
@@ -116,7 +116,8 @@ export async function receiveDelivery(
     });
     return quarantined(problems, {
       webhookId: webhookId ?? webhookIdHeader,
-      quarantineRowWritten: kept,
+      quarantineId: row.id,
+      quarantineRowWritten: row.written,
     });
   };
 

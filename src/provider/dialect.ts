@@ -1,3 +1,4 @@
+import type { DialectSetting } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { ProviderError } from './provider-error.ts';
 
@@ -10,10 +11,8 @@ import { ProviderError } from './provider-error.ts';
  * disagree on, with no earlier attempt in doubt), sends the other once and remembers which one
  * was taken. `PROVIDER_DIALECT` pins one and turns the fallback off.
  */
-export const DIALECTS = ['interface', 'public'] as const;
-export type Dialect = (typeof DIALECTS)[number];
-export const DIALECT_SETTINGS = ['auto', ...DIALECTS] as const;
-export type DialectSetting = (typeof DIALECT_SETTINGS)[number];
+export type Dialect = Exclude<DialectSetting, 'auto'>;
+export type { DialectSetting };
 
 /** The calls whose request differs between the two descriptions. */
 export type DialectCall = 'payid-enquiry' | 'wallet-update' | 'refund';

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { FieldProblem } from '../events/types.ts';
 import type { Db } from './database.ts';
 
@@ -16,11 +17,21 @@ export interface QuarantinedDelivery {
   signingKeyFingerprint: string | null;
 }
 
+export interface QuarantineRow {
+  /** quarantined_deliveries.id: what an operator names in `npm run quarantine`. */
+  id: string;
+  /** False when the same refused delivery was already kept (one row for both). */
+  written: boolean;
+}
+
 /**
  * Keeps an authenticated delivery that we refused, for an operator. Sending the same refused
- * delivery again keeps one row. Returns whether a new row was written.
+ * delivery again keeps one row. Answers the row's id and whether it is new.
  */
-export async function quarantineDelivery(db: Db, delivery: QuarantinedDelivery): Promise<boolean> {
+export async function quarantineDelivery(
+  db: Db,
+  delivery: QuarantinedDelivery,
+): Promise<QuarantineRow> {
   const inserted = await db
     .insertInto('quarantined_deliveries')
     .values({
@@ -40,5 +51,14 @@ export async function quarantineDelivery(db: Db, delivery: QuarantinedDelivery):
     .onConflict((oc) => oc.doNothing())
     .returning('id')
     .executeTakeFirst();
-  return inserted !== undefined;
+  if (inserted) return { id: inserted.id, written: true };
+  // The row the unique key (event, header, body) points at: the one kept earlier.
+  const kept = await db
+    .selectFrom('quarantined_deliveries')
+    .select('id')
+    .where('event_name', '=', delivery.eventName)
+    .where('body_sha256', '=', delivery.bodySha256)
+    .where(sql<boolean>`webhook_id_header IS NOT DISTINCT FROM ${delivery.webhookIdHeader}`)
+    .executeTakeFirst();
+  return { id: kept?.id ?? 'unknown', written: false };
 }

@@ -182,22 +182,40 @@ describe('the quarantine key upgrade', () => {
     await quarantineKey.down(asUnknown());
     try {
       // Written by the old schema: a missing header, a malformed one, the same body under both.
-      expect(await quarantineDelivery(bed.database.db, refused(null, '{"a":1}'))).toBe(true);
-      expect(await quarantineDelivery(bed.database.db, refused('abc', '{"a":1}'))).toBe(true);
-      expect(await quarantineDelivery(bed.database.db, refused('abc', '{"a":1}'))).toBe(false);
+      expect((await quarantineDelivery(bed.database.db, refused(null, '{"a":1}'))).written).toBe(
+        true,
+      );
+      expect((await quarantineDelivery(bed.database.db, refused('abc', '{"a":1}'))).written).toBe(
+        true,
+      );
+      expect((await quarantineDelivery(bed.database.db, refused('abc', '{"a":1}'))).written).toBe(
+        false,
+      );
     } finally {
       await quarantineKey.up(asUnknown());
     }
     const before = await bed.database.rows('quarantined_deliveries', 'id');
     expect(before).toHaveLength(2);
 
-    expect(await quarantineDelivery(bed.database.db, refused(null, '{"a":1}'))).toBe(false);
-    expect(await quarantineDelivery(bed.database.db, refused('abc', '{"a":1}'))).toBe(false);
-    expect(await quarantineDelivery(bed.database.db, refused('abd', '{"a":1}'))).toBe(true);
-    expect(await quarantineDelivery(bed.database.db, refused(null, '{"a":2}'))).toBe(true);
+    expect((await quarantineDelivery(bed.database.db, refused(null, '{"a":1}'))).written).toBe(
+      false,
+    );
+    expect((await quarantineDelivery(bed.database.db, refused('abc', '{"a":1}'))).written).toBe(
+      false,
+    );
+    expect((await quarantineDelivery(bed.database.db, refused('abd', '{"a":1}'))).written).toBe(
+      true,
+    );
+    expect((await quarantineDelivery(bed.database.db, refused(null, '{"a":2}'))).written).toBe(
+      true,
+    );
     const long = incompressible(6000);
-    expect(await quarantineDelivery(bed.database.db, refused(long, '{"a":1}'))).toBe(true);
-    expect(await quarantineDelivery(bed.database.db, refused(long, '{"a":1}'))).toBe(false);
+    expect((await quarantineDelivery(bed.database.db, refused(long, '{"a":1}'))).written).toBe(
+      true,
+    );
+    expect((await quarantineDelivery(bed.database.db, refused(long, '{"a":1}'))).written).toBe(
+      false,
+    );
     const after = await bed.database.rows('quarantined_deliveries', 'id');
     expect(after.slice(0, 2)).toEqual(before);
     expect(after).toHaveLength(5);

@@ -9,6 +9,7 @@ const bed = useTestbed();
 let built: TestApp;
 
 interface QuarantineRow {
+  id: string;
   event_name: string;
   webhook_id_header: string | null;
   webhook_id: string | null;
@@ -230,7 +231,7 @@ describe('body (check 7)', () => {
     expect(await quarantined()).toHaveLength(0);
   });
 
-  it('when a delivery is quarantined, then the log line says so with the Webhookid', async () => {
+  it('when a delivery is quarantined, then the log line says so with the Webhookid, the row id and the reasons', async () => {
     const webhookId = freshWebhookId();
     await sendDelivery(built.app, {
       body: '[]',
@@ -238,10 +239,25 @@ describe('body (check 7)', () => {
       signWith: bed.signer.privateKey,
       secret: 'Basic s3cret',
     }).expect(400);
-    expect(built.logs.find((line) => line.outcome === 'quarantined')).toMatchObject({
+    const [row] = (await quarantined()).filter((r) => String(r.webhook_id) === webhookId);
+    const line = built.logs.find((l) => l.outcome === 'quarantined' && l.webhookId === webhookId);
+    expect(line).toMatchObject({
       webhookId,
       status: 400,
       event: 'NPPReceivePayment',
+      quarantineId: String(row?.id),
+      reasons: [expect.stringMatching(/./)],
     });
+    // The same refused delivery again names the same row.
+    await sendDelivery(built.app, {
+      body: '[]',
+      webhookId,
+      signWith: bed.signer.privateKey,
+      secret: 'Basic s3cret',
+    }).expect(400);
+    const again = built.logs.filter(
+      (l) => l.outcome === 'quarantined' && l.webhookId === webhookId,
+    );
+    expect(again[1]).toMatchObject({ quarantineId: String(row?.id), quarantineRowWritten: false });
   });
 });

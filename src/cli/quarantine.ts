@@ -1,0 +1,40 @@
+/**
+ * npm run quarantine -- <command>     (npm run quarantine -- --help)
+ *
+ * Lists, shows, re-drives and marks handled the deliveries the receiver refused and kept.
+ */
+import { ConfigError, loadConfig } from '../config.ts';
+import { createLogger } from '../logger.ts';
+import { QUARANTINE_HELP, runQuarantineCommand } from '../quarantine/quarantine-command.ts';
+import { migrateToLatest } from '../storage/migrator.ts';
+import { openToolDatabase } from '../storage/operator-database.ts';
+import { runWithProcessIo } from './process-io.ts';
+
+runWithProcessIo(async (io) => {
+  const [command] = io.argv;
+  if (command === undefined || command === '--help' || command === 'help') {
+    io.out(QUARANTINE_HELP);
+    return command === undefined ? 2 : 0;
+  }
+  let config;
+  try {
+    // An operator command: it never receives deliveries, so it needs no webhook secret.
+    config = loadConfig(io.env, { receivesDeliveries: false });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    io.err(error.message);
+    return 2;
+  }
+  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
+  const database = await openToolDatabase(config, logger, io.projectDir);
+  try {
+    await migrateToLatest(database.db, logger);
+    return await runQuarantineCommand(database.db, io.argv, {
+      out: io.out,
+      err: io.err,
+      now: () => new Date(),
+    });
+  } finally {
+    await database.close();
+  }
+});
