@@ -44,7 +44,7 @@ export function createFeedMetrics(registry: Registry, options: { relay: boolean 
     attempts,
     deadLettered,
     async refresh(db) {
-      const stats = await readFeedStats(db);
+      const stats = await readFeedStats(db, { relay: relayGauges !== undefined });
       unassigned.set(stats.unassigned);
       if (!relayGauges) return;
       relayGauges.backlog.set(stats.pending);
@@ -57,6 +57,7 @@ export function createFeedMetrics(registry: Registry, options: { relay: boolean 
 
 export interface FeedStats {
   unassigned: number;
+  /** Positioned events not yet sent (not dead), counted up to STATS_COUNT_CAP. */
   pending: number;
   oldestPendingSeconds: number;
   dead: number;
@@ -67,23 +68,26 @@ export interface FeedStats {
   pausedReason: string | null;
 }
 
-export async function readFeedStats(db: FeedQueryable): Promise<FeedStats> {
+/**
+ * Counts stop here: a gauge at the cap says "at least this many", which is all an alert needs,
+ * and keeps each refresh bounded whatever the backlog (a relay switched on over years of
+ * history, say). Every query below reads a partial index (unassigned, due, dead) or the
+ * position index's end, so its cost follows the backlog, never the rows kept.
+ */
+export const STATS_COUNT_CAP = 100_000;
+
+/**
+ * The feed's numbers. `relay: false` (no push relay configured) reads only what does not depend
+ * on one: without a relay every event stays `pending` for ever, and counting them would cost
+ * what the table holds.
+ */
+export async function readFeedStats(
+  db: FeedQueryable,
+  options: { relay: boolean } = { relay: true },
+): Promise<FeedStats> {
   const result = await feedQuery<Record<string, string | boolean | null>>(
     db,
-    `SELECT
-       (SELECT count(*) FROM feed_events WHERE position IS NULL) AS unassigned,
-       (SELECT count(*) FROM feed_events WHERE relay_state = 'pending' AND position IS NOT NULL)
-         AS pending,
-       (SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0) FROM feed_events
-         WHERE relay_state = 'pending' AND position IS NOT NULL) AS oldest,
-       (SELECT count(*) FROM feed_events WHERE relay_state = 'dead') AS dead,
-       (SELECT count(*) FROM feed_events o WHERE o.relay_state = 'pending' AND EXISTS (
-         SELECT 1 FROM feed_events d WHERE d.relay_state = 'dead'
-           AND d.event_name = o.event_name AND d.business_key = o.business_key
-           AND d.position < o.position)) AS blocked,
-       (SELECT coalesce(max(position), 0) FROM feed_events WHERE position IS NOT NULL) AS last,
-       paused, reason
-     FROM feed_relay_control`,
+    feedStatsSql(options),
   );
   const row = result.rows[0] ?? {};
   const count = (name: string) => Number(row[name] ?? 0);
@@ -97,4 +101,34 @@ export async function readFeedStats(db: FeedQueryable): Promise<FeedStats> {
     paused: row.paused === true,
     pausedReason: typeof row.reason === 'string' ? row.reason : null,
   };
+}
+
+/** The statement behind `readFeedStats` (exported for the plan tests). */
+export function feedStatsSql(options: { relay: boolean }): string {
+  const capped = (where: string) =>
+    `(SELECT count(*) FROM (SELECT 1 FROM feed_events WHERE ${where} LIMIT ${STATS_COUNT_CAP}) AS c)`;
+  const relayColumns = options.relay
+    ? `${capped("relay_state = 'pending' AND position IS NOT NULL")} AS pending,
+       (SELECT coalesce(extract(epoch FROM now() - created_at), 0) FROM feed_events
+         WHERE relay_state = 'pending' AND position IS NOT NULL
+         ORDER BY position LIMIT 1) AS oldest,
+       ${capped("relay_state = 'dead'")} AS dead,
+       (SELECT count(*) FROM (SELECT 1 FROM
+         (SELECT DISTINCT ON (event_name, business_key) event_name, business_key, position
+           FROM feed_events WHERE relay_state = 'dead'
+           ORDER BY event_name, business_key, position) AS d
+         JOIN LATERAL (SELECT 1 FROM feed_events o
+           WHERE o.relay_state = 'pending' AND o.position IS NOT NULL
+             AND o.event_name = d.event_name AND o.business_key = d.business_key
+             AND o.position > d.position
+           LIMIT ${STATS_COUNT_CAP}) AS held ON true
+         LIMIT ${STATS_COUNT_CAP}) AS b) AS blocked,`
+    : '';
+  return `SELECT
+       ${capped('position IS NULL')} AS unassigned,
+       ${relayColumns}
+       (SELECT position FROM feed_events WHERE position IS NOT NULL
+         ORDER BY position DESC LIMIT 1) AS last,
+       paused, reason
+     FROM feed_relay_control`;
 }
