@@ -9,16 +9,58 @@ import { parseWebhookSecret } from './feed/signer.ts';
  * by name, so an operator fixes a deployment in one go instead of one restart per typo.
  */
 
+/** `local`: this project's offline sandbox (`npm run sandbox`) on its default address. */
+export const LOCAL_SANDBOX_URL = 'http://127.0.0.1:8787';
+
 export const PROVIDER_BASE_URLS = {
+  local: LOCAL_SANDBOX_URL,
   sandbox: 'https://api.m-pay.com.au',
   production: 'https://api.mpay.com.au',
 } as const;
 
 /** Where the platform issues bearer tokens (a different host from the payments API). */
 export const PROVIDER_AUTH_URLS = {
+  local: LOCAL_SANDBOX_URL,
   sandbox: 'https://sand-api.monoova.com',
   production: 'https://api.monoova.com',
 } as const;
+
+type ProviderEnv = keyof typeof PROVIDER_BASE_URLS;
+
+/**
+ * Which of the three worlds a URL belongs to: this machine, the platform's sandbox, its
+ * production, or a host of the operator's own (a proxy, say).
+ */
+function worldOf(text: string): ProviderEnv | 'own host' {
+  const url = new URL(text);
+  if (['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) return 'local';
+  for (const env of ['sandbox', 'production'] as const) {
+    const hosts = [PROVIDER_BASE_URLS[env], PROVIDER_AUTH_URLS[env]].map((u) => new URL(u).host);
+    if (hosts.includes(url.host)) return env;
+  }
+  return 'own host';
+}
+
+/**
+ * The API key (and the mAccount, at sign-in) travel to both URLs, so both must be in one world:
+ * a local PROVIDER_BASE_URL beside a token host derived for production would send the
+ * credentials to production, where refused sign-ins lock the account.
+ */
+function providerWorldProblems(e: {
+  PROVIDER_ENV: ProviderEnv;
+  PROVIDER_BASE_URL?: string | undefined;
+  PROVIDER_AUTH_URL?: string | undefined;
+}): string[] {
+  const base = e.PROVIDER_BASE_URL ?? PROVIDER_BASE_URLS[e.PROVIDER_ENV];
+  const auth = e.PROVIDER_AUTH_URL ?? PROVIDER_AUTH_URLS[e.PROVIDER_ENV];
+  const [baseWorld, authWorld] = [worldOf(base), worldOf(auth)];
+  if (baseWorld === authWorld) return [];
+  const said = (name: string, value: string | undefined, world: string) =>
+    `${name} (${value === undefined ? `from PROVIDER_ENV=${e.PROVIDER_ENV}` : 'set'}: ${world})`;
+  return [
+    `PROVIDER_BASE_URL, PROVIDER_AUTH_URL: must point at one platform: ${said('PROVIDER_BASE_URL', e.PROVIDER_BASE_URL, baseWorld)} but ${said('PROVIDER_AUTH_URL', e.PROVIDER_AUTH_URL, authWorld)}; set PROVIDER_ENV (local, sandbox or production) alone, or both URLs`,
+  ];
+}
 
 const MIB = 1024 * 1024;
 
@@ -98,7 +140,7 @@ const envSchema = z.object({
   WRITE_BATCH_MAX: integer(1, 10_000).default(100),
   EMBEDDED_POSTGRES_DIR: z.string().trim().min(1).default('.data/postgres'),
   EMBEDDED_POSTGRES_PORT: integer(1, 65_535).default(54329),
-  PROVIDER_ENV: z.enum(['sandbox', 'production']).default('production'),
+  PROVIDER_ENV: z.enum(['local', 'sandbox', 'production']).default('production'),
   PROVIDER_BASE_URL: providerUrl.optional(),
   PROVIDER_AUTH_URL: providerUrl.optional(),
   PROVIDER_API_KEY: optionalText,
@@ -161,7 +203,7 @@ export interface Config {
   readonly writeConcurrency: number;
   readonly writeBatchMax: number;
   readonly embeddedPostgres: { readonly dir: string; readonly port: number };
-  readonly providerEnv: 'sandbox' | 'production';
+  readonly providerEnv: 'local' | 'sandbox' | 'production';
   /** The platform's API, for the provider client, recovery and refunds (never for receiving). */
   readonly provider: {
     readonly baseUrl: string;
@@ -272,11 +314,16 @@ export function loadConfig(
   if (parsed.data?.METRICS_PORT === parsed.data?.PORT && parsed.data?.PORT) {
     problems.push('METRICS_PORT: must differ from PORT (metrics never go on the public listener)');
   }
+  if (parsed.success) problems.push(...providerWorldProblems(parsed.data));
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;
   const baseUrl = e.PROVIDER_BASE_URL ?? PROVIDER_BASE_URLS[e.PROVIDER_ENV];
   const keyUrl = e.SIGNING_KEY_URL ?? `${baseUrl}${PUBLIC_KEY_PATH}`;
-  if (!e.SIGNING_KEY && keyUrl.startsWith('http:') && !e.SIGNING_KEY_ALLOW_HTTP) {
+  // PROVIDER_ENV=local chose this machine's sandbox: its key over plain http to loopback is the
+  // operator's choice already made, not one to repeat in SIGNING_KEY_ALLOW_HTTP.
+  const localKey = e.PROVIDER_ENV === 'local' && worldOf(keyUrl) === 'local';
+  const keyOverHttp = e.SIGNING_KEY_ALLOW_HTTP || localKey;
+  if (!e.SIGNING_KEY && keyUrl.startsWith('http:') && !keyOverHttp) {
     throw new ConfigError([
       'SIGNING_KEY_URL: must be https (set SIGNING_KEY_ALLOW_HTTP=true only for local testing)',
     ]);
@@ -319,7 +366,7 @@ export function loadConfig(
         : {
             kind: 'fetched' as const,
             url: keyUrl,
-            allowHttp: e.SIGNING_KEY_ALLOW_HTTP,
+            allowHttp: keyOverHttp,
             fetchTimeoutMs: e.SIGNING_KEY_FETCH_TIMEOUT_MS,
             refreshCooldownMs: e.SIGNING_KEY_REFRESH_COOLDOWN_MS,
             retryIntervalMs: e.SIGNING_KEY_RETRY_INTERVAL_MS,

@@ -234,7 +234,11 @@ describe('loadConfig', () => {
   });
 
   it('when PROVIDER_BASE_URL is set, then the signing key URL derives from it too', () => {
-    const config = loadConfig({ ...SECRET, PROVIDER_BASE_URL: 'https://platform.test/' });
+    const config = loadConfig({
+      ...SECRET,
+      PROVIDER_BASE_URL: 'https://platform.test/',
+      PROVIDER_AUTH_URL: 'https://auth.platform.test',
+    });
     expect(config.provider.baseUrl).toBe('https://platform.test');
     expect(config.signingKey).toMatchObject({
       url: 'https://platform.test/public/v1/certificate/public-key',
@@ -248,8 +252,43 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...SECRET, PROVIDER_AUTH_URL: 'https://u:p@platform.test' })[0]).toMatch(
       /^PROVIDER_AUTH_URL/,
     );
+    const local = { PROVIDER_BASE_URL: 'http://127.0.0.1:8787', SIGNING_KEY_ALLOW_HTTP: 'true' };
     expect(
-      loadConfig({ ...SECRET, PROVIDER_AUTH_URL: 'http://127.0.0.1:8787' }).provider.authUrl,
+      loadConfig({ ...SECRET, ...local, PROVIDER_AUTH_URL: 'http://127.0.0.1:8787' }).provider
+        .authUrl,
     ).toBe('http://127.0.0.1:8787');
+  });
+
+  it('when one provider URL is local and the other would be production, then start-up is refused naming both (credentials never go to a host not chosen)', () => {
+    const mixed = problemsOf({
+      ...SECRET,
+      PROVIDER_BASE_URL: 'http://127.0.0.1:8787',
+      SIGNING_KEY_ALLOW_HTTP: 'true',
+    });
+    expect(mixed).toEqual([
+      expect.stringMatching(
+        /^PROVIDER_BASE_URL, PROVIDER_AUTH_URL: must point at one platform: PROVIDER_BASE_URL \(set: local\) but PROVIDER_AUTH_URL \(from PROVIDER_ENV=production: production\)/,
+      ),
+    ]);
+    // The platform's sandbox for one, production for the other: refused too.
+    expect(
+      problemsOf({
+        ...SECRET,
+        PROVIDER_ENV: 'sandbox',
+        PROVIDER_AUTH_URL: 'https://api.monoova.com',
+      }),
+    ).toHaveLength(1);
+  });
+
+  it("when PROVIDER_ENV is local, then both URLs and the key are this machine's sandbox, without another switch", () => {
+    const config = loadConfig({ ...SECRET, PROVIDER_ENV: 'local' });
+    expect(config.provider).toMatchObject({
+      baseUrl: 'http://127.0.0.1:8787',
+      authUrl: 'http://127.0.0.1:8787',
+    });
+    expect(config.signingKey).toMatchObject({
+      url: 'http://127.0.0.1:8787/public/v1/certificate/public-key',
+      allowHttp: true,
+    });
   });
 });
