@@ -2,8 +2,9 @@ import type { ColumnType, Generated, Kysely } from 'kysely';
 import type { Database, Db } from '../storage/database.ts';
 
 /**
- * The tables of migration 2026-11-22T04-00-00 (recovery and refunds) and 2026-11-24T00-00-00
- * (the refunds' caller reference and dialect), typed here rather than in
+ * The tables of migration 2026-11-22T04-00-00 (recovery and refunds), 2026-11-24T00-00-00
+ * (the refunds' caller reference and dialect) and 2026-11-24T01-00-00 (recovery runs recorded
+ * from their start, leases, progress through large reports, unreadable rows), typed here rather than in
  * src/storage/database.ts: the receiving pipeline never touches them, and keeping their types
  * beside their only users keeps that boundary visible. Types as the driver hands them back
  * (bigint and numeric as text, date as Date at UTC midnight is avoided by selecting ::text).
@@ -26,10 +27,45 @@ export interface RecoveryAttemptsTable {
 export interface RecoveryRunsTable {
   id: Generated<string>;
   started_at: Timestamptz;
-  finished_at: Timestamptz;
+  /** Null while the run goes on (or when its process died): migration 2026-11-24T01. */
+  finished_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   days: ColumnType<string[], string[], never>;
   ok: boolean;
-  summary: ColumnType<unknown, string, never>;
+  summary: ColumnType<unknown, string, string>;
+  /** The lease the run held (null: run without one, or before 2026-11-24T01). */
+  holder: ColumnType<string | null, string | null | undefined, never>;
+}
+
+export type ReportKind = 'delivery' | 'payto';
+
+export interface RecoveryLeasesTable {
+  name: string;
+  holder: string;
+  acquired_at: Timestamptz;
+  expires_at: Timestamptz;
+}
+
+export interface RecoveryProgressTable {
+  report_day: string;
+  report_kind: ReportKind;
+  next_skip: number;
+  pass_started_at: Timestamptz;
+  updated_at: Timestamptz;
+}
+
+export interface RecoveryRowProblemsTable {
+  id: Generated<string>;
+  report_day: string;
+  report_kind: ReportKind;
+  row_number: number;
+  reason: string;
+  raw: string;
+  fingerprint: string;
+  first_run_id: string | null;
+  last_run_id: string | null;
+  first_seen_at: Timestamptz;
+  last_seen_at: Timestamptz;
+  times_seen: Generated<number>;
 }
 
 export interface PaytoUnmatchedReceiptsTable {
@@ -72,6 +108,9 @@ export interface RefundsTable {
 export interface ProviderTables {
   recovery_attempts: RecoveryAttemptsTable;
   recovery_runs: RecoveryRunsTable;
+  recovery_leases: RecoveryLeasesTable;
+  recovery_progress: RecoveryProgressTable;
+  recovery_row_problems: RecoveryRowProblemsTable;
   payto_unmatched_receipts: PaytoUnmatchedReceiptsTable;
   refunds: RefundsTable;
 }

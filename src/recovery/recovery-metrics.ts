@@ -3,7 +3,7 @@ import type { RecoverySummary } from './run-recovery.ts';
 
 /**
  * What an operator alerts on for recovery, registered on the service's registry. Only the
- * instance holding the lock runs recovery, so read these as max/sum over instances.
+ * instance holding the lease runs recovery, so read these as max/sum over instances.
  */
 export interface RecoveryMetrics {
   runs: Counter<'result'>;
@@ -16,7 +16,7 @@ export interface RecoveryMetrics {
 export function createRecoveryMetrics(registry: Registry): RecoveryMetrics {
   const runs = new Counter({
     name: 'recovery_runs_total',
-    help: 'Scheduled recovery runs: ok, failed (a report unreadable or a notification not recovered), skipped (another instance held the lock), error (crashed).',
+    help: 'Scheduled recovery runs: ok, failed (a report unreadable or a notification not recovered), skipped (another instance held the lease), error (crashed).',
     labelNames: ['result'],
     registers: [registry],
   });

@@ -1,28 +1,30 @@
 import type { Logger } from '../logger.ts';
 import type { Db } from '../storage/database.ts';
-import { RECOVERY_LOCK_KEY, withTryLock } from './advisory-lock.ts';
+import { RECOVERY_LEASE, withLease, type Lease, type LeaseOptions } from './lease.ts';
 import type { RecoveryMetrics } from './recovery-metrics.ts';
 import type { RecoverySummary } from './run-recovery.ts';
 
 /**
  * Runs recovery every `intervalMs` on every instance, but only one at a time across all of
- * them (a Postgres advisory lock; the others skip that tick). The first run comes after a
- * random part of the interval, so instances started together do not all try at once. A run
- * that throws is logged and counted; the schedule goes on.
+ * them (the `recovery_leases` lease, see lease.ts; the others skip that tick). The first run
+ * comes after a random part of the interval, so instances started together do not all try at
+ * once. A run that throws is logged and counted; the schedule goes on.
  */
 export interface SchedulerOptions {
   db: Db;
   intervalMs: number;
-  run: () => Promise<RecoverySummary>;
+  /** One run, holding the lease: it must stop asking for resends once `lease.lost`. */
+  run: (lease: Lease) => Promise<RecoverySummary>;
   logger: Logger;
   metrics: RecoveryMetrics;
   random?: () => number;
   now?: () => Date;
+  lease?: LeaseOptions;
 }
 
 export interface RecoveryScheduler {
   start(): void;
-  /** One tick now: 'ran', or 'skipped' when another instance holds the lock. */
+  /** One tick now: 'ran', or 'skipped' when another instance holds the lease. */
   tick(): Promise<'ran' | 'skipped' | 'error'>;
   /** Stops scheduling and waits for a run in progress. */
   stop(): Promise<void>;
@@ -37,7 +39,10 @@ export function createRecoveryScheduler(options: SchedulerOptions): RecoverySche
 
   async function tick(): Promise<'ran' | 'skipped' | 'error'> {
     try {
-      const outcome = await withTryLock(options.db, RECOVERY_LOCK_KEY, options.run);
+      const outcome = await withLease(options.db, RECOVERY_LEASE, options.run, {
+        onProblem: (message, error) => logger.warn({ err: error }, message),
+        ...options.lease,
+      });
       if (!outcome.ran) {
         metrics.runs.inc({ result: 'skipped' });
         logger.debug('recovery skipped: another instance is running it');

@@ -28,8 +28,9 @@ export function startScheduledRecovery(deps: {
     intervalMs: config.recoveryIntervalMs,
     logger: recoveryLogger,
     metrics: createRecoveryMetrics(deps.registry),
-    run: () =>
+    run: (lease) =>
       runRecovery({
+        lease,
         db: withProviderTables(deps.db),
         client,
         logger: recoveryLogger,

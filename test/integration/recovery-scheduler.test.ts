@@ -27,6 +27,8 @@ const summary = (ok = true): RecoverySummary => ({
     waiting: 0,
     resent: 2,
     failed: ok ? 0 : 1,
+    unreadable: 0,
+    duplicates: 0,
   },
   payto: { receipts: 0, matched: 0, unmatched: 0, unreadable: 0 },
   errors: [],
@@ -50,7 +52,7 @@ function instance(run: () => Promise<RecoverySummary>, intervalMs = 60_000) {
   return { scheduler, registry };
 }
 
-describe('scheduled recovery across instances (Postgres advisory lock)', () => {
+describe('scheduled recovery across instances (the recovery lease)', () => {
   it('when two instances tick at the same moment, then exactly one runs and the other skips', async () => {
     let runs = 0;
     let release!: () => void;
@@ -63,7 +65,7 @@ describe('scheduled recovery across instances (Postgres advisory lock)', () => {
     const a = instance(run);
     const b = instance(run);
     const first = a.scheduler.tick();
-    // Give the first tick time to take the lock before the second tries.
+    // Give the first tick time to take the lease before the second tries.
     await new Promise((r) => setTimeout(r, 200));
     const second = await b.scheduler.tick();
     release();
@@ -72,7 +74,7 @@ describe('scheduled recovery across instances (Postgres advisory lock)', () => {
     expect(await b.registry.getSingleMetricAsString('recovery_runs_total')).toContain(
       'result="skipped"} 1',
     );
-    // The lock was released: the other instance runs the next time.
+    // The lease was released: the other instance runs the next time.
     expect(await b.scheduler.tick()).toBe('ran');
     expect(runs).toBe(2);
   });
@@ -99,7 +101,7 @@ describe('scheduled recovery across instances (Postgres advisory lock)', () => {
     expect(text).toContain('recovery_runs_total{result="error"} 1');
     expect(text).toContain('recovery_notifications_total{result="failed"} 1');
     expect(text).toContain('recovery_last_success_timestamp_seconds 0');
-    // A crashed run released the lock too.
+    // A crashed run released the lease too.
     crash = false;
     expect(await instance(async () => summary()).scheduler.tick()).toBe('ran');
   });
