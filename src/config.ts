@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
@@ -298,16 +299,70 @@ export interface LoadOptions {
    * one explicitly. Tools that only reach the database (migrate, export) need not.
    */
   receivesDeliveries?: boolean;
+  /** Reads a `*_FILE` variable's file (default: from disk). */
+  readFile?: (path: string) => string;
+}
+
+/**
+ * Secrets a container platform mounts as files (Docker and Kubernetes secrets): `NAME_FILE`
+ * names a file whose content (one trailing newline dropped) is NAME's value.
+ */
+export const SECRET_FILE_VARIABLES = [
+  'WEBHOOK_SECRETS',
+  'DATABASE_URL',
+  'SIGNING_KEY',
+  'PROVIDER_API_KEY',
+  'PROVIDER_MACCOUNT',
+  'FEED_TOKEN',
+  'FEED_HTTP_SECRET',
+] as const;
+
+const SECRET_FILE_MAX_BYTES = 64 * 1024;
+
+function readSecretFiles(
+  env: Record<string, string | undefined>,
+  readFile: (path: string) => string,
+): { env: Record<string, string | undefined>; problems: string[] } {
+  const resolved = { ...env };
+  const problems: string[] = [];
+  for (const name of SECRET_FILE_VARIABLES) {
+    const file = env[`${name}_FILE`]?.trim();
+    if (!file) continue;
+    if (env[name] !== undefined && env[name]?.trim() !== '') {
+      problems.push(`${name}_FILE: ${name} is set too; keep only one of them`);
+      continue;
+    }
+    try {
+      const text = readFile(file);
+      if (Buffer.byteLength(text) > SECRET_FILE_MAX_BYTES) {
+        problems.push(`${name}_FILE: ${file} is larger than 64 KiB`);
+        continue;
+      }
+      resolved[name] = text.replace(/\r?\n$/, '');
+    } catch (error) {
+      // The reason (not found, no permission), never the content.
+      const code = (error as { code?: unknown }).code;
+      problems.push(
+        `${name}_FILE: cannot read ${file}${typeof code === 'string' ? ` (${code})` : ''}`,
+      );
+    }
+  }
+  return { env: resolved, problems };
 }
 
 export function loadConfig(
-  env: Record<string, string | undefined>,
+  rawEnv: Record<string, string | undefined>,
   options: LoadOptions = {},
 ): Config {
+  const files = readSecretFiles(rawEnv, options.readFile ?? ((p) => readFileSync(p, 'utf8')));
+  const env = files.env;
   const parsed = envSchema.safeParse(withoutBlanks(env));
   const problems = parsed.success
-    ? []
-    : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    ? [...files.problems]
+    : [
+        ...files.problems,
+        ...parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+      ];
   if (options.receivesDeliveries ?? true) {
     problems.push(...secretProblems(env, parsed.data?.ALLOW_NO_WEBHOOK_SECRET ?? false));
   }

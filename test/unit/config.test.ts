@@ -292,3 +292,50 @@ describe('loadConfig', () => {
     });
   });
 });
+
+describe('secrets from files (NAME_FILE, as container platforms mount them)', () => {
+  const files: Record<string, string> = {
+    '/run/secrets/webhook': 'Basic from-a-file\n',
+    '/run/secrets/api-key': 'key-from-file',
+  };
+  const readFile = (path: string) => {
+    const text = files[path];
+    if (text === undefined) throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
+    return text;
+  };
+
+  it('when NAME_FILE names a file, then its content (less one trailing newline) is the value', () => {
+    const config = loadConfig(
+      {
+        WEBHOOK_SECRETS_FILE: '/run/secrets/webhook',
+        PROVIDER_API_KEY_FILE: '/run/secrets/api-key',
+      },
+      { readFile },
+    );
+    expect(config.webhookSecrets).toEqual(['Basic from-a-file']);
+    expect(config.provider.apiKey).toBe('key-from-file');
+  });
+
+  it('when the file is missing, or the variable is set too, then start-up is refused naming NAME_FILE, never the content', () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env, { readFile });
+      } catch (error) {
+        if (error instanceof ConfigError) return error.problems;
+        throw error;
+      }
+      return [];
+    };
+    expect(problems({ ...SECRET, FEED_TOKEN_FILE: '/run/secrets/none' })).toEqual([
+      'FEED_TOKEN_FILE: cannot read /run/secrets/none (ENOENT)',
+    ]);
+    const both = problems({
+      WEBHOOK_SECRETS: 'Basic abc',
+      WEBHOOK_SECRETS_FILE: '/run/secrets/webhook',
+    });
+    expect(both).toEqual([
+      'WEBHOOK_SECRETS_FILE: WEBHOOK_SECRETS is set too; keep only one of them',
+    ]);
+    expect(both.join('')).not.toContain('from-a-file');
+  });
+});
