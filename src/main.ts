@@ -69,11 +69,18 @@ async function main(log: { stream?: LogStream }): Promise<void> {
     registry: metrics.registry,
   });
   const timeouts = config.server;
-  const servers = [await listen(app, { port: config.port, host: config.host, timeouts })];
+  const servers = [
+    await listen(app, { port: config.port, host: config.host, timeouts, variable: 'PORT' }),
+  ];
   if (config.metricsPort !== undefined) {
     const metricsApp = express().use(metricsRouter(metrics));
     servers.push(
-      await listen(metricsApp, { port: config.metricsPort, host: config.metricsHost, timeouts }),
+      await listen(metricsApp, {
+        port: config.metricsPort,
+        host: config.metricsHost,
+        timeouts,
+        variable: 'METRICS_PORT',
+      }),
     );
   }
   const feed = await startFeed({

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Express } from 'express';
-import type { Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import { markContinuePending } from './http/expect-continue.ts';
 
@@ -18,7 +18,13 @@ export type ServerTimeouts = Pick<
  */
 export function listen(
   app: Express,
-  options: { port: number; host: string; timeouts: ServerTimeouts },
+  options: {
+    port: number;
+    host: string;
+    timeouts: ServerTimeouts;
+    /** The variable that chose the port, named when it cannot be had. */
+    variable?: string;
+  },
 ): Promise<ReceiverServer> {
   return new Promise((resolve, reject) => {
     // Node checks the header and request timeouts only every connectionsCheckingInterval
@@ -41,7 +47,15 @@ export function listen(
     );
     server.requestTimeout = options.timeouts.requestTimeoutMs;
     server.once('listening', () => resolve(server));
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const why = { EADDRINUSE: 'is already in use', EACCES: 'is not permitted' }[error.code ?? ''];
+      if (why === undefined || options.variable === undefined) return reject(error);
+      reject(
+        new ConfigError([
+          `${options.variable}: ${options.host}:${options.port} ${why} (another receiver, or another program, listens there); stop it or choose another ${options.variable}`,
+        ]),
+      );
+    });
   });
 }
 

@@ -76,7 +76,12 @@ export async function startFeed(options: {
     app.use(notFound);
     app.use(errorHandler(logs));
     servers.push(
-      await listen(app, { port: config.port, host: config.host, timeouts: options.timeouts }),
+      await listen(app, {
+        port: config.port,
+        host: config.host,
+        timeouts: options.timeouts,
+        variable: 'FEED_PORT',
+      }),
     );
   }
   logs.info(

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -129,6 +130,33 @@ describe('the service process', () => {
     expect(service.output()).toMatch(/PROVIDER_ENV: /);
     expect(service.output()).not.toMatch(/\n\s+at /); // no stack trace
   });
+
+  it.each([
+    ['PORT', 'PORT'],
+    ['METRICS_PORT', 'METRICS_PORT'],
+  ])(
+    'when the port of %s is taken by another program, then it exits 2 naming the variable, without a stack trace',
+    async (_, variable) => {
+      const port = await freePort();
+      const blocker = createServer().listen(port, '127.0.0.1');
+      await new Promise((resolve) => blocker.once('listening', resolve));
+      try {
+        const service = run('src/main.ts', {
+          WEBHOOK_SECRETS: SECRET,
+          DATABASE_URL: database.url,
+          HOST: '127.0.0.1',
+          PORT: String(variable === 'PORT' ? port : await freePort()),
+          METRICS_PORT: String(variable === 'METRICS_PORT' ? port : await freePort()),
+          SIGNING_KEY: publicKeyAsProviderHex(signer.publicKey),
+        });
+        expect(await service.exited).toBe(2);
+        expect(service.output()).toContain(`${variable}: 127.0.0.1:${port} is already in use`);
+        expect(service.output()).not.toMatch(/\n\s+at /);
+      } finally {
+        blocker.close();
+      }
+    },
+  );
 
   it('when TRUST_PROXY is not something Express understands, then it exits 2 naming it, before any database starts', async () => {
     const service = run('src/main.ts', {
