@@ -3,7 +3,7 @@ import { FEED_HELP, runFeedCommand } from './feed/feed-command.ts';
 import { createLogger } from './logger.ts';
 import { projectDir } from './project-dir.ts';
 import { migrateToLatest } from './storage/migrator.ts';
-import { openDatabase } from './storage/open-database.ts';
+import { openToolDatabase } from './storage/operator-database.ts';
 
 /** `npm run feed -- <command>`: the feed relay's operator commands (see --help). */
 async function main(): Promise<number> {
@@ -15,7 +15,8 @@ async function main(): Promise<number> {
   // An operator command: it never receives deliveries, so it needs no webhook secret.
   const config = loadConfig(process.env, { receivesDeliveries: false });
   const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
-  const database = await openDatabase(config, logger, projectDir());
+  // A receiver already running on the embedded default keeps its Postgres: use that one.
+  const database = await openToolDatabase(config, logger, projectDir());
   try {
     await migrateToLatest(database.db, logger);
     return await runFeedCommand(

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import express from 'express';
 import { createApp } from './app.ts';
 import { createCaptureWriter } from './capture/capture-writer.ts';
@@ -12,6 +13,7 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { listen, shutDownGracefully } from './server.ts';
 import { environmentWith, parseStartOptions, USAGE } from './start-options.ts';
 import { migrateToLatest } from './storage/migrator.ts';
+import { resolveEmbeddedDataDir } from './storage/embedded-postgres.ts';
 import { openDatabase } from './storage/open-database.ts';
 import {
   createConfiguredKeySource,
@@ -98,7 +100,7 @@ async function main(log: { stream?: LogStream }): Promise<void> {
       providerEnv: config.providerEnv,
       signingKey: config.signingKey.kind === 'fetched' ? config.signingKey.url : 'configured',
       sharedSecretCheck: config.webhookSecrets.length > 0,
-      embeddedDatabase: config.databaseUrl === undefined,
+      embeddedDatabase: embeddedDatabaseHint(config),
       envFile: environment.fileRead ? options.envFile : undefined,
     },
     'receiver listening',
@@ -131,6 +133,19 @@ async function main(log: { stream?: LogStream }): Promise<void> {
       stopping ??= shutDownGracefully(plan, signal);
     });
   }
+}
+
+/**
+ * Where the embedded Postgres can be reached (psql, a SQL client, the operator commands), without
+ * its password: that lives in a file beside the cluster, readable by this user only.
+ */
+function embeddedDatabaseHint(config: Config) {
+  if (config.databaseUrl !== undefined) return false;
+  const { dir } = resolveEmbeddedDataDir(config.embeddedPostgres.dir, projectDir());
+  return {
+    url: `postgres://postgres@localhost:${config.embeddedPostgres.port}/postgres`,
+    passwordFile: path.join(dir, 'password'),
+  };
 }
 
 async function loadPinnedKey(config: Config) {

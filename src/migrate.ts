@@ -2,13 +2,14 @@ import { ConfigError, loadConfig } from './config.ts';
 import { projectDir } from './project-dir.ts';
 import { createLogger } from './logger.ts';
 import { migrateToLatest } from './storage/migrator.ts';
-import { openDatabase } from './storage/open-database.ts';
+import { openToolDatabase } from './storage/operator-database.ts';
 
 /** `npm run migrate`: the same migrator the service runs on start, then exit. */
 async function migrate(): Promise<void> {
   const config = loadConfig(process.env, { receivesDeliveries: false });
   const logger = createLogger(config.logLevel);
-  const database = await openDatabase(config, logger, projectDir());
+  // A receiver already running on the embedded default keeps its Postgres: use that one.
+  const database = await openToolDatabase(config, logger, projectDir());
   try {
     await migrateToLatest(database.db, logger);
     logger.info('database is at the latest migration');

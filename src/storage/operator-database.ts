@@ -2,20 +2,20 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { createDatabase } from './database.ts';
+import { createDatabaseWithPool } from './database.ts';
 import { resolveEmbeddedDataDir } from './embedded-postgres.ts';
 import { openDatabase, type OpenDatabase } from './open-database.ts';
 
 /**
- * The receiver's database for an operator command (export-quarantine, provider, recover, feed): DATABASE_URL when set; otherwise the embedded
- * Postgres, reusing the one a running receiver started (a second start on the same data folder
- * would fail) or starting it, as `npm run migrate` does.
+ * The receiver's database for an operator command (migrate, feed, quarantine, provider, recover,
+ * export-quarantine): DATABASE_URL when set; otherwise the embedded Postgres, reusing the one a
+ * running receiver started (a second start on the same data folder would fail) or starting it.
  */
 export async function openToolDatabase(
   config: Config,
   logger: Logger,
   projectDir: string,
-): Promise<Pick<OpenDatabase, 'db' | 'close'>> {
+): Promise<Pick<OpenDatabase, 'db' | 'pool' | 'close'>> {
   if (config.databaseUrl) return openDatabase(config, logger, projectDir);
   const running = await connectToRunningEmbedded(config, projectDir);
   return running ?? openDatabase(config, logger, projectDir);
@@ -30,10 +30,10 @@ async function connectToRunningEmbedded(config: Config, projectDir: string) {
     return undefined; // never initialised here: nothing can be running
   }
   const url = `postgres://postgres:${encodeURIComponent(password)}@localhost:${config.embeddedPostgres.port}/postgres`;
-  const db = createDatabase({ url, poolMax: 2, connectionTimeoutMs: 2000 });
+  const { db, pool } = createDatabaseWithPool({ url, poolMax: 2, connectionTimeoutMs: 2000 });
   try {
     await db.selectFrom('quarantined_deliveries').select('id').limit(1).execute();
-    return { db, close: () => db.destroy() };
+    return { db, pool, close: () => db.destroy() };
   } catch {
     await db.destroy();
     return undefined;

@@ -50,6 +50,7 @@ describe('the service process', () => {
     const port = await freePort();
     const metricsPort = await freePort();
     const feedPort = await freePort();
+    const embeddedPort = await freePort();
     const service = run('src/main.ts', {
       FEED_TOKEN: FEED_TOKEN,
       FEED_PORT: String(feedPort),
@@ -57,7 +58,7 @@ describe('the service process', () => {
       HOST: '127.0.0.1',
       METRICS_PORT: String(metricsPort),
       EMBEDDED_POSTGRES_DIR: path.join(dataDir, 'pg'),
-      EMBEDDED_POSTGRES_PORT: String(await freePort()),
+      EMBEDDED_POSTGRES_PORT: String(embeddedPort),
       SIGNING_KEY: publicKeyAsProviderHex(signer.publicKey),
       WEBHOOK_SECRETS: SECRET,
     });
@@ -108,6 +109,25 @@ describe('the service process', () => {
       expect(page.next).toBe('1');
       // Not on the public listener.
       expect((await fetch(`${base}/feed`, { headers: auth })).status).toBe(404);
+
+      // Where the embedded database is, without its password.
+      const listening = logLine(service.output(), 'receiver listening');
+      expect(listening?.embeddedDatabase).toMatchObject({
+        url: `postgres://postgres@localhost:${embeddedPort}/postgres`,
+        passwordFile: expect.stringMatching(/password$/),
+      });
+      // An operator command reaches the running receiver's embedded database (not a new one).
+      const status = run(
+        'src/feed-command.ts',
+        {
+          EMBEDDED_POSTGRES_DIR: path.join(dataDir, 'pg'),
+          EMBEDDED_POSTGRES_PORT: String(embeddedPort),
+          LOG_LEVEL: 'silent',
+        },
+        { args: ['status'] },
+      );
+      expect(await status.exited, status.output()).toBe(0);
+      expect(status.output()).toMatch(/last position:\s+1/);
 
       service.child.kill('SIGTERM');
       expect(await service.exited).toBe(0);
