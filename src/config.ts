@@ -135,6 +135,7 @@ const envSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
     .optional(),
   DATABASE_POOL_MAX: integer(1, 1000).default(10),
+  MIGRATE_ON_START: flag.default(true),
   DATABASE_CONNECTION_TIMEOUT_MS: integer(100, 120_000).default(5000),
   DATABASE_STATEMENT_TIMEOUT_MS: integer(100, 600_000).default(10_000),
   WRITE_CONCURRENCY: integer(1, 1000).default(1),
@@ -197,6 +198,11 @@ export interface Config {
   readonly host: string;
   /** Unset means: start the embedded Postgres. */
   readonly databaseUrl: string | undefined;
+  /**
+   * MIGRATE_ON_START: bring the schema up to date at start (laptops, one instance). Off where a
+   * migration job runs first under the owner role: the receiver then only checks it is current.
+   */
+  readonly migrateOnStart: boolean;
   readonly databasePoolMax: number;
   readonly databaseConnectionTimeoutMs: number;
   readonly databaseStatementTimeoutMs: number;
@@ -397,6 +403,7 @@ export function loadConfig(
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,
+    migrateOnStart: e.MIGRATE_ON_START,
     databaseConnectionTimeoutMs: e.DATABASE_CONNECTION_TIMEOUT_MS,
     databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     writeConcurrency: e.WRITE_CONCURRENCY,

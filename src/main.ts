@@ -12,7 +12,7 @@ import { createLogStream, type LogStream } from './log-stream.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { listen, shutDownGracefully } from './server.ts';
 import { environmentWith, parseStartOptions, USAGE } from './start-options.ts';
-import { migrateToLatest } from './storage/migrator.ts';
+import { assertMigrated, migrateToLatest, SchemaBehindError } from './storage/migrator.ts';
 import { resolveEmbeddedDataDir } from './storage/embedded-postgres.ts';
 import { openDatabase } from './storage/open-database.ts';
 import {
@@ -45,7 +45,8 @@ async function main(log: { stream?: LogStream }): Promise<void> {
   // A pinned key that does not parse is a configuration fault: refuse before touching the database.
   const pinnedKey = await loadPinnedKey(config);
   const database = await openDatabase(config, logger, projectDir());
-  await migrateToLatest(database.db, logger);
+  if (config.migrateOnStart) await migrateToLatest(database.db, logger);
+  else await assertMigrated(database.db);
   const metrics = createMetrics({ pool: database.pool, log: logStream });
   const keys = createKeySource(config, pinnedKey, logger, metrics);
   await keys.start();
@@ -181,7 +182,7 @@ function createKeySource(
 const log: { stream?: LogStream } = {};
 main(log).catch(async (error: unknown) => {
   // A configuration fault names the variable and needs no stack trace.
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof SchemaBehindError) {
     process.stderr.write(`${error.message}\n`);
     process.exit(2);
   }

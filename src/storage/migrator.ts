@@ -67,3 +67,26 @@ function migrationsIn(dir: string): MigrationProvider {
     },
   };
 }
+
+/**
+ * For an instance that does not migrate (MIGRATE_ON_START=false: a migration job runs first):
+ * throws when a migration this release knows has not been applied. A schema newer than this
+ * release (a later release migrated it, and this one is still rolling) is fine: migrations keep
+ * the previous release working.
+ */
+export async function assertMigrated<DB>(db: Kysely<DB>, dir = MIGRATIONS_DIR): Promise<void> {
+  const migrations = await createMigrator(db, dir).getMigrations();
+  const pending = migrations.filter((m) => m.executedAt === undefined).map((m) => m.name);
+  if (pending.length > 0) {
+    throw new SchemaBehindError(pending);
+  }
+}
+
+export class SchemaBehindError extends Error {
+  constructor(readonly pending: readonly string[]) {
+    super(
+      `the database lacks ${pending.length} migration(s) this release needs (${pending.join(', ')}): run the migration job (npm run migrate:prod) first, or start with MIGRATE_ON_START=true`,
+    );
+    this.name = 'SchemaBehindError';
+  }
+}

@@ -178,6 +178,33 @@ describe('the service process', () => {
     },
   );
 
+  it('when MIGRATE_ON_START=false and the database lacks a migration, then it exits 2 saying to run the migration job; once migrated it starts', async () => {
+    const empty = await createTestDatabase(async () => {});
+    try {
+      const env = {
+        WEBHOOK_SECRETS: SECRET,
+        MIGRATE_ON_START: 'false',
+        HOST: '127.0.0.1',
+        PORT: String(await freePort()),
+        METRICS_PORT: 'off',
+        SIGNING_KEY: publicKeyAsProviderHex(signer.publicKey),
+      };
+      const refused = run('src/main.ts', { ...env, DATABASE_URL: empty.url });
+      expect(await refused.exited).toBe(2);
+      expect(refused.output()).toMatch(/lacks \d+ migration\(s\).*npm run migrate:prod/);
+      expect(await empty.count('pg_tables WHERE schemaname = $$public$$')).toBe(0);
+      const started = run('src/main.ts', { ...env, DATABASE_URL: database.url });
+      try {
+        await waitFor(() => started.output().includes('receiver listening'), 'listening', 30_000);
+      } finally {
+        started.child.kill('SIGTERM');
+        await started.exited;
+      }
+    } finally {
+      await empty.drop();
+    }
+  });
+
   it('when TRUST_PROXY is not something Express understands, then it exits 2 naming it, before any database starts', async () => {
     const service = run('src/main.ts', {
       TRUST_PROXY: 'maybe',
