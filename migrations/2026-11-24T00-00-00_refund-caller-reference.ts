@@ -19,6 +19,22 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('dialect', 'text', (c) => c.check(sql`dialect IN ('interface', 'public')`))
     .execute();
   await sql`UPDATE refunds SET caller_reference = unique_reference`.execute(db);
+  // The previous release, still running during a rolling upgrade, inserts refunds without a
+  // caller reference: give those rows their nonce, as the backfill does, so its statement keeps
+  // working against this schema (migrations never break the release before them).
+  await sql`
+    CREATE FUNCTION refunds_default_caller_reference() RETURNS trigger
+    LANGUAGE plpgsql AS $$
+    BEGIN
+      NEW.caller_reference := coalesce(NEW.caller_reference, NEW.unique_reference);
+      RETURN NEW;
+    END
+    $$
+  `.execute(db);
+  await sql`
+    CREATE TRIGGER refunds_default_caller_reference BEFORE INSERT ON refunds
+    FOR EACH ROW EXECUTE FUNCTION refunds_default_caller_reference()
+  `.execute(db);
   await db.schema
     .alterTable('refunds')
     .alterColumn('caller_reference', (c) => c.setNotNull())
@@ -32,6 +48,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`DROP TRIGGER refunds_default_caller_reference ON refunds`.execute(db);
+  await sql`DROP FUNCTION refunds_default_caller_reference()`.execute(db);
   await db.schema.dropIndex('refunds_caller_reference').execute();
   await db.schema.alterTable('refunds').dropColumn('dialect').execute();
   await db.schema.alterTable('refunds').dropColumn('caller_reference').execute();

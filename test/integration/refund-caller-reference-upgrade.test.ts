@@ -98,6 +98,19 @@ describe('upgrading refunds written by the previous version', () => {
     expect(await database.count('refunds')).toBe(2);
   });
 
+  it('when the previous release (still running during a rolling upgrade) inserts a refund its way, then the row gets its nonce as caller reference', async () => {
+    await database.query(
+      `INSERT INTO refunds (unique_reference, transaction_id, payment_event, amount, state,
+         requested_at)
+       VALUES ('rfrolling0000000', 'N-OLD-9', 'NPPReceivePayment', 0.01, 'pending', now())`,
+    );
+    const [row] = await database.query<{ caller_reference: string }>(
+      "SELECT caller_reference FROM refunds WHERE unique_reference = 'rfrolling0000000'",
+    );
+    expect(row?.caller_reference).toBe('rfrolling0000000');
+    await database.query("DELETE FROM refunds WHERE unique_reference = 'rfrolling0000000'");
+  });
+
   it('when the caller reference is unique, then a second row under it cannot be written', async () => {
     await expect(
       database.query(
