@@ -22,7 +22,7 @@ export interface AppDeps {
     readonly trustProxy?: boolean | number | string;
     /** Deliveries processed at once; beyond it a quick 503. Default 256. */
     readonly maxInFlightDeliveries?: number;
-    /** Without a shared secret: bodies read at once before their signature is checked. Default 16. */
+    /** Bodies read at once before their signature is checked, with or without a shared secret. Default 16. */
     readonly maxUnverifiedBodies?: number;
     /** All request bodies held at once, after inflation; beyond it a quick 503. Default 64 MiB. */
     readonly bodyMemoryBudgetBytes?: number;

@@ -11,6 +11,8 @@ export interface Metrics {
   inFlightDeliveries: Gauge;
   /** Bodies being read before anything proved their sender (only without a shared secret). */
   unverifiedBodiesInFlight: Gauge;
+  /** Bodies still being read past the grace period when another request needed the slot: 408. */
+  unverifiedBodiesEvicted: Counter;
   /** Bytes of request bodies held now (after inflation), against BODY_MEMORY_BUDGET_BYTES. */
   bodyBytesInFlight: Gauge;
   writeBatchSize: Histogram;
@@ -73,7 +75,12 @@ export function createMetrics(options: { pool?: PoolStats; log?: LogStats } = {}
     }),
     unverifiedBodiesInFlight: new Gauge({
       name: 'webhook_unverified_bodies_in_flight',
-      help: 'Request bodies being read before their sender is proven (no shared secret configured).',
+      help: 'Request bodies being read before their signature is checked (slots and probation places).',
+      registers: [registry],
+    }),
+    unverifiedBodiesEvicted: new Counter({
+      name: 'webhook_unverified_bodies_evicted_total',
+      help: 'Request bodies still being read after the grace period (1 s) when another request needed their slot: answered 408 and closed.',
       registers: [registry],
     }),
     bodyBytesInFlight: new Gauge({

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { ReceiverError } from './errors.ts';
 import { inviteBody } from './expect-continue.ts';
 import type { MemoryBudget } from './memory-budget.ts';
@@ -14,6 +14,28 @@ export interface RawBodyOptions {
    * whatever the server's own timers do; beyond it, 408 and the connection is closed.
    */
   timeoutMs?: number | undefined;
+  /**
+   * For a body read on probation (unverified-bodies.ts), the bytes it may have: beyond them it
+   * is refused like any body over a budget (503), not 413. Undefined: not on probation. Asked
+   * once, when reading begins.
+   */
+  probationLimit?: ((res: Response) => number | undefined) | undefined;
+}
+
+/** The reader of a body still being read, under this key on its response. */
+const READING = Symbol('body being read');
+type Reading = Response & { [READING]?: ((error: ReceiverError) => void) | undefined };
+
+/**
+ * Stops reading this response's body, if it is still being read: its bytes are released
+ * before this returns, and `error` is answered (the connection then closes). False when its
+ * body is not being read (not begun, or already in or refused).
+ */
+export function abortBodyRead(res: Response, error: ReceiverError): boolean {
+  const abort = (res as Reading)[READING];
+  if (abort === undefined) return false;
+  abort(error);
+  return true;
 }
 
 /**
@@ -29,6 +51,11 @@ export function rawBody(options: RawBodyOptions): RequestHandler {
     const declared = Number(req.get('content-length'));
     if (declared > limitBytes) {
       next(tooLarge(limitBytes));
+      return;
+    }
+    const probationLimit = options.probationLimit?.(res);
+    if (probationLimit !== undefined && declared > probationLimit) {
+      next(tooLargeForProbation());
       return;
     }
     let source: Readable;
@@ -51,6 +78,7 @@ export function rawBody(options: RawBodyOptions): RequestHandler {
     const settle = (error?: unknown) => {
       if (settled) return;
       settled = true;
+      (res as Reading)[READING] = undefined;
       clearTimeout(deadline);
       source.off('data', onData).off('end', onEnd).off('error', onError);
       req.off('close', onClose);
@@ -69,7 +97,9 @@ export function rawBody(options: RawBodyOptions): RequestHandler {
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limitBytes) settle(tooLarge(limitBytes));
-      else if (!budget.tryReserve(chunk.length)) {
+      else if (probationLimit !== undefined && size > probationLimit) {
+        settle(tooLargeForProbation());
+      } else if (!budget.tryReserve(chunk.length)) {
         settle(new ReceiverError('overloaded', 'Too many request bodies in memory; retry later'));
       } else {
         reserved += chunk.length;
@@ -91,6 +121,7 @@ export function rawBody(options: RawBodyOptions): RequestHandler {
             Math.max(0, options.timeoutMs - (performance.now() - started)),
           );
 
+    (res as Reading)[READING] = settle;
     source.on('data', onData).on('end', onEnd).on('error', onError);
     req.on('close', onClose);
     inviteBody(res);
@@ -115,6 +146,13 @@ function decoded(req: Readable, encoding: string | undefined): Readable {
         `Content-Encoding ${encoding} not supported`,
       );
   }
+}
+
+function tooLargeForProbation(): ReceiverError {
+  return new ReceiverError(
+    'overloaded',
+    'Too many unverified request bodies in progress; retry later',
+  );
 }
 
 function tooLarge(limitBytes: number): ReceiverError {

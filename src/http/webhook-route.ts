@@ -17,10 +17,11 @@ import { closeConnectionAfterAnswer } from './close-after-answer.ts';
 import { notFound } from './errors.ts';
 import { concurrencyLimit } from './in-flight-limit.ts';
 import type { MemoryBudget } from './memory-budget.ts';
-import { rawBody } from './raw-body.ts';
+import { abortBodyRead, rawBody } from './raw-body.ts';
 import { beginRequest } from './request-context.ts';
 import { runInOrder } from './run-in-order.ts';
 import type { SecurityHeaders } from './security-headers.ts';
+import { unverifiedBodies } from './unverified-bodies.ts';
 
 const LOG_LEVEL: Record<DeliveryAnswer['outcome'], 'info' | 'warn' | 'error'> = {
   stored: 'info',
@@ -35,15 +36,21 @@ const LOG_LEVEL: Record<DeliveryAnswer['outcome'], 'info' | 'warn' | 'error'> = 
 export type WebhookRouterDeps = DeliveryDeps & {
   /** True when the presented Authorisation value matches a configured secret. */
   secretMatches: SecretMatcher;
-  /** False when no secret is configured: the signature, over the body, is then the only proof. */
+  /**
+   * False when no secret is configured. Either way the signature, over the whole body, is the
+   * only proof of the platform, so bodies are read the same way with or without a secret.
+   */
   secretConfigured: boolean;
   bodyLimitBytes: number;
   bodyMemoryBudget: MemoryBudget;
   /** REQUEST_TIMEOUT_MS: a body must have arrived within it. */
   requestTimeoutMs?: number | undefined;
+  /** Deliveries processed at once, from the signature on (their bodies are in). */
   maxInFlight: number;
-  /** Bodies read at once before anything proves their sender (only without a secret). */
+  /** Bodies read at once before their signature is checked, whatever the secret. */
   maxUnverifiedBodies: number;
+  /** How long a body being read is safe from eviction; default UNVERIFIED_GRACE_MS (1 s). */
+  unverifiedGraceMs?: number | undefined;
   metrics: Metrics;
   /** Set with CAPTURE_DIR: keeps each authenticated delivery as a fixture file. */
   capture?: ((capture: Capture) => Promise<void>) | undefined;
@@ -68,8 +75,9 @@ const PLAIN_DELIVERY_PATH = /^\/webhooks\/([A-Za-z0-9]{1,64})$/;
 
 /**
  * `POST /webhooks/:eventName`. What needs no body comes first, so a request that fails it costs
- * no slot, no memory and no wait: route (404/405), shared secret (401, body never read), then a
- * slot, the body (limit, memory budget, time), and the delivery pipeline from the signature on.
+ * no slot, no memory and no wait: route (404/405), shared secret (401, body never read), then an
+ * unverified-body slot, the body (limit, memory budget, time), a delivery slot, and the delivery
+ * pipeline from the signature on.
  */
 export function webhookRoutes(
   deps: WebhookRouterDeps,
@@ -80,22 +88,30 @@ export function webhookRoutes(
     gauge: deps.metrics.inFlightDeliveries,
     refusal: 'Too many deliveries in progress; retry later',
   });
+  // The shared secret is no proof of the platform (anyone who has seen a delivery has it), so
+  // with or without it nothing proves the sender until the signature is checked over the whole
+  // body. Bodies are read in places of their own, which slow senders cannot keep from a genuine
+  // delivery (unverified-bodies.ts), and a delivery slot is taken only once the body is in: slow
+  // senders never hold one.
+  const unverified = unverifiedBodies({
+    max: deps.maxUnverifiedBodies,
+    graceMs: deps.unverifiedGraceMs,
+    gauge: deps.metrics.unverifiedBodiesInFlight,
+    evicted: deps.metrics.unverifiedBodiesEvicted,
+    refusal: 'Too many unverified request bodies in progress; retry later',
+    stop(req, res, error) {
+      // Answered (408 or 503) and the connection closes; its bytes are released before this
+      // returns. A request whose body is not being read any more is answering already: cut.
+      if (!abortBodyRead(res, error)) req.socket.destroy();
+    },
+  });
   const body = rawBody({
     limitBytes: deps.bodyLimitBytes,
     budget: deps.bodyMemoryBudget,
     timeoutMs: deps.requestTimeoutMs,
+    probationLimit: unverified.probationLimit,
   });
-  // With a secret, only a sender who knows it gets a slot, and the slot covers the body. Without
-  // one, nothing proves the sender until the signature is checked over the whole body: bodies are
-  // read under their own small limit, and a delivery slot is taken only once the body is in.
-  const unverified = concurrencyLimit({
-    max: deps.maxUnverifiedBodies,
-    gauge: deps.metrics.unverifiedBodiesInFlight,
-    refusal: 'Too many unverified request bodies in progress; retry later',
-  });
-  const readBody = deps.secretConfigured
-    ? [inFlight.take, body]
-    : [unverified.take, body, unverified.giveBack, inFlight.take];
+  const readBody = [unverified.take, body, unverified.giveBack, inFlight.take];
 
   const answer = (
     req: Request,

@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createApp, type AppDeps } from '../../src/app.ts';
@@ -79,6 +80,14 @@ async function until(predicate: () => boolean, what: string): Promise<void> {
   }
 }
 
+async function untilAsync(predicate: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 describe('metrics', () => {
   it('when deliveries are answered, then /metrics counts them by event and outcome, with latency, key fetches and pool use', async () => {
     const { db, pool } = createDatabaseWithPool({ url: bed.database.url, poolMax: 3 });
@@ -124,15 +133,25 @@ describe('metrics', () => {
 
 describe('overload', () => {
   it('when more deliveries are in flight than allowed, then the extra one gets a quick 503 and is not stored; later ones are served', async () => {
-    // With a shared secret, a delivery's slot is taken once the secret is checked and covers
-    // the reading of its body (without one, see edge-budgets.test.ts).
+    // A delivery slot is taken once the body is in (bodies are read in places of their own,
+    // whatever the secret; see edge-unverified-bodies.test.ts): the first delivery holds the
+    // only slot while its write waits for a lock held here.
     const secret = 'Basic b3ZlcmxvYWQ=';
     const app = appWith({ maxInFlightDeliveries: 1, webhookSecrets: [secret] });
     const server = await listen(app, { port: 0, host: '127.0.0.1', timeouts: TIMEOUTS });
     const { port } = server.address() as AddressInfo;
+    const lock = new pg.Client({ connectionString: bed.database.url });
+    await lock.connect();
     try {
+      await lock.query('BEGIN');
+      await lock.query('LOCK TABLE webhook_deliveries IN EXCLUSIVE MODE');
       const slow = await startSlowDelivery(port, freshWebhookId(), [`Authorisation: ${secret}`]);
-      await new Promise((resolve) => setTimeout(resolve, 50)); // the slow one holds the only slot
+      slow.finish();
+      await untilAsync(
+        async () =>
+          /^webhook_deliveries_in_flight 1$/m.test(await (await request(app).get('/metrics')).text),
+        'the first delivery to hold the only slot',
+      );
 
       const res = await fetch(`http://127.0.0.1:${port}/webhooks/NPPReceivePayment`, {
         method: 'POST',
@@ -143,7 +162,7 @@ describe('overload', () => {
       expect(res.headers.get('retry-after')).toBe('1');
       expect(((await res.json()) as { status: string }).status).toBe('ServiceUnavailable');
 
-      slow.finish();
+      await lock.query('ROLLBACK');
       await until(() => slow.answer().includes('\r\n\r\n'), 'the slow delivery to be answered');
       expect(slow.answer()).toMatch(/^HTTP\/1.1 200/);
       slow.destroy();
@@ -152,6 +171,7 @@ describe('overload', () => {
       );
       expect(rows.map((row) => row.webhook_id)).not.toContain('77');
     } finally {
+      await lock.end();
       server.closeAllConnections();
       server.close();
     }

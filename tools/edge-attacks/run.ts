@@ -8,23 +8,37 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { databaseUrl, withClient } from '../bench/postgres.ts';
 import { readMemory } from '../bench/proc-stats.ts';
 import { freePort, startServer, type RunningServer } from '../bench/server-process.ts';
-import { bombBody, openGzipStallers, openTricklers } from './attacks.ts';
+import { bombBody, openGzipStallers, openTricklers, type AttackOptions } from './attacks.ts';
 
 /**
- * `npm run edge-attacks`: the issue's two attacks at full scale against the real receiver
- * process (compiled, as production runs it), once, for the figures in the report. Not part of
- * `npm test` (the suite proves the same properties at a small scale).
+ * `npm run edge-attacks`: the edge attacks at full scale against the real receiver process
+ * (compiled, as production runs it), once, for the figures in the report. Not part of `npm test`
+ * (the suite proves the same properties at a small scale). Everything on 127.0.0.1, bounded in
+ * sockets (at most MAX_SOCKETS at once) and time (each delivery gives up after 20 s).
  */
 
 const USAGE = `npm run edge-attacks -- [flags]
-  --scenario=NAME     slots | memory | all (default all)
+  --scenario=NAME     slots | secret-slots | memory | secret-memory | all (default all)
+                        slots          slow senders without credentials (headers, then a byte a second)
+                        secret-slots   the same slow senders presenting the shared secret (no valid
+                                       signature: only the platform can sign)
+                        memory         stalled gzip bodies inflating to ~4 MB, without credentials
+                        secret-memory  the same presenting the shared secret
+                      the secret-* scenarios need --secret=yes; "all" runs every one that applies
   --secret=yes|no     configure WEBHOOK_SECRETS on the receiver (default yes)
-  --sockets=N         attacking sockets (default 260 for slots, 256 for memory)
-  --deliveries=N      genuine signed deliveries sent while the slots attack runs (default 20)
+  --sockets=N         attacking sockets (default 260 for slots, 256 for memory; at most 1000)
+  --deliveries=N      genuine signed deliveries sent while a slots attack runs (default 20, at most 200)
+  --reconnect-ms=N    slots attacks: replace each socket the server closes N ms later, so N
+                      attackers stay connected (default: no replacement)
   --admin-url=URL     Postgres to create the scratch database on
                       (default postgres://postgres@127.0.0.1:5432/test)
   --no-build          use dist/ as it is
   --help`;
+
+const SCENARIOS = ['slots', 'secret-slots', 'memory', 'secret-memory'] as const;
+type Scenario = (typeof SCENARIOS)[number];
+const MAX_SOCKETS = 1000;
+const MAX_DELIVERIES = 200;
 
 const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const SECRET = 'Basic ZWRnZS1hdHRhY2tzOm5vdC1hLXJlYWwtc2VjcmV0';
@@ -38,6 +52,7 @@ async function main(): Promise<number> {
       secret: { type: 'string', default: 'yes' },
       sockets: { type: 'string' },
       deliveries: { type: 'string', default: '20' },
+      'reconnect-ms': { type: 'string' },
       'admin-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
       'no-build': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -48,6 +63,21 @@ async function main(): Promise<number> {
     return 0;
   }
   const withSecret = values.secret !== 'no';
+  const scenarios: Scenario[] =
+    values.scenario === 'all'
+      ? SCENARIOS.filter((name) => withSecret || !name.startsWith('secret-'))
+      : SCENARIOS.filter((name) => name === values.scenario);
+  if (scenarios.length === 0 || (!withSecret && scenarios[0]?.startsWith('secret-'))) {
+    console.error(`--scenario=${values.scenario}: not one of ${SCENARIOS.join(', ')}, all`);
+    console.error('(the secret-* scenarios need --secret=yes)');
+    return 2;
+  }
+  const sockets = (fallback: number) => bounded(values.sockets, fallback, 1, MAX_SOCKETS);
+  const deliveries = bounded(values.deliveries, 20, 1, MAX_DELIVERIES);
+  const reconnectAfterMs =
+    values['reconnect-ms'] === undefined
+      ? undefined
+      : bounded(values['reconnect-ms'], 1000, 10, 60_000);
   if (!values['no-build']) {
     log('building (npm run build)');
     execFileSync('npm', ['run', '--silent', 'build'], { cwd: PROJECT_DIR, stdio: 'inherit' });
@@ -57,6 +87,7 @@ async function main(): Promise<number> {
   await withClient(adminUrl, (client) => client.query(`CREATE DATABASE ${dbName}`));
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const port = await freePort();
+  const metricsPort = await freePort();
   const logDir = join(PROJECT_DIR, '.data', 'edge-attacks');
   mkdirSync(logDir, { recursive: true });
   let server: RunningServer | undefined;
@@ -75,7 +106,8 @@ async function main(): Promise<number> {
           DATABASE_URL: databaseUrl(adminUrl, dbName),
           SIGNING_KEY: publicKey.export({ type: 'pkcs1', format: 'der' }).toString('hex'),
           LOG_LEVEL: 'warn',
-          METRICS_PORT: 'off',
+          METRICS_PORT: String(metricsPort),
+          METRICS_HOST: '127.0.0.1',
           ...(withSecret ? { WEBHOOK_SECRETS: SECRET } : { ALLOW_NO_WEBHOOK_SECRET: 'true' }),
         },
         port,
@@ -103,39 +135,54 @@ async function main(): Promise<number> {
       await response?.arrayBuffer();
       return response?.status ?? 0;
     };
-    const scenario = values.scenario;
-    if (scenario === 'slots' || scenario === 'all') {
-      const count = Number(values.sockets ?? 260);
-      log(`slots: opening ${count} sockets that send headers, then one byte per second`);
-      const attack = await openTricklers(port, count);
-      await delay(2000);
-      const statuses = await sendSequentially(deliver, Number(values.deliveries));
-      log(
-        `slots: genuine deliveries answered ${tally(statuses)} (${count} tricklers open, ` +
-          `${attack.closedCount()} closed by the server)`,
-      );
-      attack.closeAll();
-      await delay(1000);
-    }
-    if (scenario === 'memory' || scenario === 'all') {
-      const count = Number(values.sockets ?? 256);
-      const before = readMemory(server.pid);
-      const bomb = bombBody(4 * MIB);
-      log(
-        `memory: RSS before ${mb(before.rssBytes)}; opening ${count} sockets sending ` +
-          `${bomb.length} bytes of gzip (inflates to ~4 MB), then stalling`,
-      );
-      const attack = await openGzipStallers(port, count, bomb);
-      const peak = await sampleRss(server.pid, 8000);
-      log(
-        `memory: RSS under attack peaked at ${mb(peak)} (${attack.closedCount()} of ${count} ` +
-          'connections already closed by the server)',
-      );
-      const status = await deliver();
-      log(`memory: a genuine delivery during the attack answered ${status}`);
-      attack.closeAll();
-      await delay(3000);
-      log(`memory: RSS 3 s after the attack ended ${mb(readMemory(server.pid).rssBytes)}`);
+    const metric = (name: string) => readMetric(metricsPort, name);
+    for (const scenario of scenarios) {
+      const attackerSecret = scenario.startsWith('secret-');
+      const attack: AttackOptions = {
+        ...(attackerSecret && { authorisation: SECRET }),
+        ...(scenario.endsWith('slots') && { reconnectAfterMs }),
+      };
+      const who = attackerSecret ? 'presenting the shared secret' : 'without credentials';
+      const evictedBefore = await metric('webhook_unverified_bodies_evicted_total');
+      if (scenario.endsWith('slots')) {
+        const count = sockets(260);
+        log(
+          `${scenario}: opening ${count} sockets ${who} that send headers, then one byte per ` +
+            `second${reconnectAfterMs === undefined ? '' : ` (each replaced ${reconnectAfterMs} ms after the server closes it)`}`,
+        );
+        const slow = await openTricklers(port, count, attack);
+        await delay(2000);
+        const statuses = await sendSequentially(deliver, deliveries);
+        const ok = statuses.filter((status) => status === 200).length;
+        log(
+          `${scenario}: ${ok}/${statuses.length} genuine signed deliveries answered 200 ` +
+            `(${tally(statuses)}) with ${count} slow senders ${who}; the server closed ` +
+            `${slow.closedCount()} of ${slow.openedCount()} attacking connections; ` +
+            `unverified bodies evicted: ${evictedSince(evictedBefore, await metric('webhook_unverified_bodies_evicted_total'))}`,
+        );
+        slow.closeAll();
+        await delay(1000);
+      } else {
+        const count = sockets(256);
+        const before = readMemory(server.pid);
+        const bomb = bombBody(4 * MIB);
+        log(
+          `${scenario}: RSS before ${mb(before.rssBytes)}; opening ${count} sockets ${who} ` +
+            `sending ${bomb.length} bytes of gzip (inflates to ~4 MB), then stalling`,
+        );
+        const stallers = await openGzipStallers(port, count, bomb, attack);
+        const peak = await sampleRss(server.pid, 8000);
+        log(
+          `${scenario}: RSS under attack peaked at ${mb(peak)} (${stallers.closedCount()} of ` +
+            `${count} connections already closed by the server; body bytes held ` +
+            `${mb(await metric('webhook_body_bytes_in_flight'))})`,
+        );
+        const status = await deliver();
+        log(`${scenario}: a genuine delivery during the attack answered ${status}`);
+        stallers.closeAll();
+        await delay(3000);
+        log(`${scenario}: RSS 3 s after the attack ended ${mb(readMemory(server.pid).rssBytes)}`);
+      }
     }
     return 0;
   } finally {
@@ -143,6 +190,29 @@ async function main(): Promise<number> {
     await withClient(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${dbName}`));
   }
 }
+
+function bounded(text: string | undefined, fallback: number, min: number, max: number): number {
+  const value = text === undefined ? fallback : Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`expected a whole number from ${min} to ${max}, got ${text}`);
+  }
+  return value;
+}
+
+/** A sample from the receiver's metrics listener (127.0.0.1); NaN when it has no such series. */
+async function readMetric(port: number, name: string): Promise<number> {
+  const response = await fetch(`http://127.0.0.1:${port}/metrics`, {
+    signal: AbortSignal.timeout(5000),
+  }).catch(() => undefined);
+  const text = (await response?.text()) ?? '';
+  const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  return match?.[1] === undefined ? Number.NaN : Number(match[1]);
+}
+
+const evictedSince = (before: number, after: number) =>
+  Number.isNaN(after)
+    ? 'n/a (no such metric)'
+    : String(after - (Number.isNaN(before) ? 0 : before));
 
 async function sendSequentially(deliver: () => Promise<number>, count: number) {
   const statuses: number[] = [];
