@@ -43,7 +43,9 @@ async function platformWithHistory(dialect: 'interface' | 'public') {
   expect(paid.status, paid.text).toBe(200);
   // Refunds wait 5 minutes after a payment: both sides' clocks are moved past that.
   await sandbox.call('POST', '/sandbox/clock', { body: { seconds: 301 } });
-  await database.query(`UPDATE npp_payments SET received_at = received_at - interval '301 seconds'`);
+  await database.query(
+    `UPDATE npp_payments SET received_at = received_at - interval '301 seconds'`,
+  );
   await sandbox.call('POST', '/sandbox/payments', {
     body: { event: 'PayToReceivePayment', amount: '12.34' },
   });

@@ -35,7 +35,11 @@ describe('the layer rule', () => {
     ['src/storage/example.ts', "import '../provider/client.ts';", /the delivery pipeline/],
     ['src/http/example.ts', "import '../feed/relay.ts';", /the delivery pipeline/],
     ['src/delivery/example.ts', "import '../recovery/run.ts';", /the delivery pipeline/],
-    ['src/http/example.ts', "import '../quarantine/quarantine-operations.ts';", /the delivery pipeline/],
+    [
+      'src/http/example.ts',
+      "import '../quarantine/quarantine-operations.ts';",
+      /the delivery pipeline/,
+    ],
     ['src/common/example.ts', "import '../logger.ts';", /src\/common imports only/],
     ['src/common/example.ts', "import '../../tools/common/post-delivery.ts';", /src\/common/],
     ['tools/simulator/example.ts', "import '../../test/support/signing.ts';", /a tool imports/],
