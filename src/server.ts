@@ -108,7 +108,7 @@ export function shutDownGracefully(plan: ShutdownPlan, signal: string): Promise<
   const forceExit = plan.forceExit ?? ((code: number) => process.exit(code));
   plan.beginShutdown();
   plan.logger.info({ signal }, 'shutting down: finishing in-flight deliveries');
-  setTimeout(() => {
+  const force = setTimeout(() => {
     plan.logger.error({ timeoutMs: plan.timeoutMs }, 'shutdown took too long; exiting');
     forceExit(1);
   }, plan.timeoutMs).unref();
@@ -127,7 +127,12 @@ export function shutDownGracefully(plan: ShutdownPlan, signal: string): Promise<
         plan.logger.error({ err: error }, 'shutdown failed');
         exit(1);
       },
-    );
+    )
+    .finally(() => {
+      // Done within the bound: the exit is `exit`'s to make (bounded itself: it flushes logs
+      // for at most a second), never a late forced one on top.
+      clearTimeout(force);
+    });
 }
 
 /**

@@ -41,14 +41,17 @@ async function platformWithHistory(dialect: 'interface' | 'public') {
   });
   await receiver.close();
   expect(paid.status, paid.text).toBe(200);
+  // Both payments before the clock moves, so both reports are of the day they happened (the
+  // sandbox's clock, moved 5 minutes, may be past Sydney midnight already).
+  const day = sydneyDay(Date.now());
+  await sandbox.call('POST', '/sandbox/payments', {
+    body: { event: 'PayToReceivePayment', amount: '12.34' },
+  });
   // Refunds wait 5 minutes after a payment: both sides' clocks are moved past that.
   await sandbox.call('POST', '/sandbox/clock', { body: { seconds: 301 } });
   await database.query(
     `UPDATE npp_payments SET received_at = received_at - interval '301 seconds'`,
   );
-  await sandbox.call('POST', '/sandbox/payments', {
-    body: { event: 'PayToReceivePayment', amount: '12.34' },
-  });
   await sandbox.call('POST', '/sandbox/payids', {
     body: { payId: 'shop@example.com.au', payIdName: 'Shop', bankAccountNumber: '12345678' },
   });
@@ -65,6 +68,7 @@ async function platformWithHistory(dialect: 'interface' | 'public') {
   const body = paid.body as { payment: { TransactionId: string }; webhookIds: string[] };
   return {
     sandbox,
+    day,
     transactionId: body.payment.TransactionId,
     webhookId: body.webhookIds[0]!,
     walletNumber: (wallet.body as { accountNumber: string }).accountNumber,
@@ -90,7 +94,7 @@ for (const dialect of ['interface', 'public'] as const) {
       async () => {
         const platform = await platformWithHistory(dialect);
         const env = environment(platform.sandbox);
-        const today = sydneyDay(Date.now());
+        const today = platform.day;
         const commands: [string, string[], Record<string, string>?, RegExp?][] = [
           ['token', [], {}, /expiresAt/],
           ['payid-enquiry', ['--pay-id', 'shop@example.com.au'], {}, /"payIdName": "Shop"/],
