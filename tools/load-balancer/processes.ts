@@ -20,10 +20,20 @@ export interface Receiver {
   /** Sends the signal and resolves with the exit code once the process is gone. */
   stop(signal: NodeJS.Signals): Promise<number | null>;
   output(): string;
+  /**
+   * Changes the environment of the next start (the running incarnation keeps its own): a
+   * scenario that needs the receivers configured otherwise stops them, reconfigures, starts.
+   */
+  reconfigure(change: (env: Record<string, string>) => Record<string, string>): void;
 }
 
-export function createReceiver(name: string, port: number, env: Record<string, string>): Receiver {
+export function createReceiver(
+  name: string,
+  port: number,
+  initialEnv: Record<string, string>,
+): Receiver {
   const chunks: string[] = [];
+  let env = { ...initialEnv };
   let child: ChildProcess | undefined;
   let exited: Promise<number | null> = Promise.resolve(null);
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -70,6 +80,9 @@ export function createReceiver(name: string, port: number, env: Record<string, s
       return gone;
     },
     output: () => chunks.join(''),
+    reconfigure: (change) => {
+      env = change({ ...env });
+    },
   };
 }
 

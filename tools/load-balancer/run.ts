@@ -4,17 +4,19 @@
  *
  *   npm run test:lb                                   # every scenario
  *   npm run test:lb -- --scenario=A --deliveries=1000 # one scenario, smaller
+ *   npm run test:lb -- --scenario=D                   # the whole chain: sandbox to consumer
  *   npm run test:lb -- --help
  *
  * Exit code: 0 every scenario held; 1 one did not (or the harness failed); 2 bad flags;
  * 3 skipped (nginx could not be installed). Everything started is stopped and removed at the
  * end, also on failure, timeout or Ctrl-C. See docs/load-balancer.md.
  */
-import { createCleanup } from './cleanup.ts';
+import { createCleanup, type Cleanup } from './cleanup.ts';
 import { check } from './judge.ts';
 import { ensureNginx, NginxUnavailable } from './nginx.ts';
 import { parseOptions, usage, UsageError, type Options } from './options.ts';
 import { passed, printResult, type ScenarioResult } from './report.ts';
+import { wholeChain } from './scenarios/chain.ts';
 import type { ScenarioContext } from './scenarios/context.ts';
 import { databaseOutage } from './scenarios/database-outage.ts';
 import { duplicatesAcrossInstances } from './scenarios/duplicates.ts';
@@ -61,7 +63,7 @@ async function main(argv: string[]): Promise<number> {
     }
     const stack = await startStack({ logLevel: opts.logLevel, keep: opts.keep, cleanup, log });
     stack.describe().forEach((line) => log(line));
-    const results = await runScenarios(stack, opts);
+    const results = await runScenarios(stack, opts, cleanup);
     log('\n== Summary');
     for (const result of results) log(`   ${passed(result) ? 'PASS' : 'FAIL'}  ${result.title}`);
     log(`   total ${((performance.now() - started) / 1000).toFixed(1)} s`);
@@ -77,9 +79,13 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function runScenarios(stack: Stack, options: Options): Promise<ScenarioResult[]> {
+async function runScenarios(
+  stack: Stack,
+  options: Options,
+  cleanup: Cleanup,
+): Promise<ScenarioResult[]> {
   const bodies = createBodyScan(stack.leaks);
-  const context: ScenarioContext = { stack, options, onBody: bodies.onBody, log };
+  const context: ScenarioContext = { stack, options, onBody: bodies.onBody, log, cleanup };
   const plan: { title: string; run: () => Promise<ScenarioResult> }[] = [];
   if (options.scenarios.includes('A')) {
     plan.push({ title: 'A', run: () => duplicatesAcrossInstances(context) });
@@ -90,6 +96,8 @@ async function runScenarios(stack: Stack, options: Options): Promise<ScenarioRes
   }
   if (options.scenarios.includes('C'))
     plan.push({ title: 'C', run: () => databaseOutage(context) });
+  // Last: it restarts the receivers configured for the chain (sandbox key, push relay).
+  if (options.scenarios.includes('D')) plan.push({ title: 'D', run: () => wholeChain(context) });
 
   const results: ScenarioResult[] = [];
   for (const step of plan) {

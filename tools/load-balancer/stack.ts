@@ -26,8 +26,14 @@ export interface Stack {
   secret: string;
   signer: SigningKeyPair;
   leaks: LeakDetector;
+  /** The run's database, straight (not through the fault proxy). */
+  databaseUrl: string;
+  /** What every receiver is started with (through the fault proxy), METRICS_PORT aside. */
+  receiverEnv: Readonly<Record<string, string>>;
   /** Every log the run produced, by source. */
   logs(): { source: string; text: string }[];
+  /** Another log for the secrets check (a command a scenario ran). */
+  addLog(source: string, text: () => string): void;
   describe(): string[];
 }
 
@@ -98,6 +104,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
   );
   const store = openStore(database.url);
   cleanup.defer('close store pool', () => store.close());
+  const extraLogs: { source: string; text: () => string }[] = [];
 
   return {
     nginxUrl: nginx.baseUrl,
@@ -107,10 +114,16 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     secret,
     signer,
     leaks: createLeakDetector(secret),
+    databaseUrl: database.url,
+    receiverEnv: env,
     logs: () => [
       ...receivers.map((receiver) => ({ source: receiver.name, text: receiver.output() })),
       { source: 'nginx', text: nginx.logs() },
+      ...extraLogs.map((extra) => ({ source: extra.source, text: extra.text() })),
     ],
+    addLog: (source, text) => {
+      extraLogs.push({ source, text });
+    },
     describe: () => [
       `nginx ${nginx.baseUrl} -> ${receivers.map((r) => `${r.name} :${r.port}`).join(', ')}`,
       `postgres: ${database.description}, via fault proxy :${databaseProxy.port}`,

@@ -17,7 +17,11 @@ export interface StoredRows {
 
 export interface Store {
   read(): Promise<StoredRows>;
-  /** Empties the delivery tables between scenarios (the receivers keep running). */
+  /**
+   * Empties the delivery tables and the feed's outbox between scenarios (the receivers keep
+   * running): a scenario that turns the push relay on must not push the others' events.
+   * CASCADE: typed tables that reference the deliveries (direct credits, batches) go too.
+   */
   clear(): Promise<void>;
   close(): Promise<void>;
 }
@@ -67,7 +71,7 @@ export function openStore(url: string): Store {
     },
     clear: async () => {
       await pool.query(
-        'TRUNCATE webhook_deliveries, npp_payments, payto_payments, credit_rejections, conflicts, quarantined_deliveries',
+        'TRUNCATE webhook_deliveries, npp_payments, payto_payments, credit_rejections, conflicts, quarantined_deliveries, feed_events CASCADE',
       );
     },
     close: () => pool.end(),

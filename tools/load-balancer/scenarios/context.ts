@@ -1,3 +1,4 @@
+import type { Cleanup } from '../cleanup.ts';
 import type { Options } from '../options.ts';
 import type { Stack } from '../stack.ts';
 import { createWorkload, type PlannedDelivery } from '../workload.ts';
@@ -9,6 +10,8 @@ export interface ScenarioContext {
   /** Every response body goes here (the leak check reads them). */
   onBody: (body: string) => void;
   log: (line: string) => void;
+  /** For what a scenario starts itself (processes, servers): undone in every case. */
+  cleanup: Cleanup;
 }
 
 const TAGS = ['A', 'BTERM', 'BKILL', 'C'] as const;
