@@ -58,8 +58,8 @@ function quarantined(errorPaths: readonly string[] | undefined): ExpectedAnswer 
 }
 
 /**
- * Rows a clean replay writes: a rejection id repeated within one batch is stored once, and each
- * repeat whose content differs from the first is a conflict.
+ * Rows a clean replay writes: a rejection id (or direct-credit TransactionId) repeated within one
+ * batch is stored once, and each repeat whose content differs from the first is a conflict.
  */
 function typedRowCounts(typed: TypedRows): Partial<Record<RowTable, number>> {
   switch (typed.kind) {
@@ -68,17 +68,26 @@ function typedRowCounts(typed: TypedRows): Partial<Record<RowTable, number>> {
     case 'payto-payment':
       return { payto_payments: 1 };
     case 'credit-rejections': {
-      const first = new Map<string, string>();
-      let conflicts = 0;
-      for (const row of typed.rows) {
-        const content = JSON.stringify({ ...row, dateTimeText: null });
-        const seen = first.get(row.rejectionId);
-        if (seen === undefined) first.set(row.rejectionId, content);
-        else if (seen !== content) conflicts += 1;
-      }
-      return { credit_rejections: first.size, conflicts };
+      const { keys, conflicts } = repeatedKeys(typed.rows, (row) => row.rejectionId);
+      return { credit_rejections: keys, conflicts };
     }
+    case 'direct-credits':
+      // direct_credits is not one of the file format's tables: only its conflicts are counted.
+      return { conflicts: repeatedKeys(typed.rows, (row) => row.transactionId).conflicts };
     case 'unmodelled':
       return {};
   }
+}
+
+/** Distinct business keys in one body, and the repeats whose content differs from the first. */
+function repeatedKeys<Row extends object>(rows: readonly Row[], keyOf: (row: Row) => string) {
+  const first = new Map<string, string>();
+  let conflicts = 0;
+  for (const row of rows) {
+    const content = JSON.stringify({ ...row, dateTimeText: null });
+    const seen = first.get(keyOf(row));
+    if (seen === undefined) first.set(keyOf(row), content);
+    else if (seen !== content) conflicts += 1;
+  }
+  return { keys: first.size, conflicts };
 }

@@ -1,4 +1,5 @@
 import { inboundDirectCreditRejections, nppCreditRejections } from './credit-rejection.ts';
+import { inboundDirectCredit } from './direct-credit.ts';
 import { nppReceivePayment, payToReceivePayment } from './npp-receive-payment.ts';
 import type { EventModel } from './types.ts';
 import { isWellFormedEventName } from '../common/event-name.ts';
@@ -8,6 +9,7 @@ const MODELS: readonly EventModel[] = Object.freeze([
   payToReceivePayment,
   inboundDirectCreditRejections,
   nppCreditRejections,
+  inboundDirectCredit,
 ]);
 
 /**

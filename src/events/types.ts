@@ -86,6 +86,44 @@ export interface CreditRejectionRow {
   ledgerUniqueReference: string | null;
 }
 
+/**
+ * One InboundDirectCredit record (an element of the batch's `DirectCreditDetails`), every field
+ * of the published record (PascalCase there; column names in comments where they differ).
+ */
+export interface DirectCreditRow {
+  transactionId: string;
+  amount: string;
+  /** BatchId: text, leading zeros kept ("0000000212749"). */
+  batchId: string | null;
+  dateTimeLocal: string | null;
+  dateTimeText: string | null;
+  bsb: string | null;
+  accountNumber: string | null;
+  accountName: string | null;
+  transactionCode: string | null;
+  lodgementRef: string | null;
+  remitterName: string | null;
+  nameOfUserSupplyingFile: string | null;
+  numberOfUserSupplyingFile: string | null;
+  descriptionOfEntriesOnFile: string | null;
+  /** Blank, W, X or Y (withholding tax), as sent. */
+  indicator: string | null;
+  withholdingTaxAmount: string | null;
+  sourceBsb: string | null;
+  sourceAccountNumber: string | null;
+  receiptNumber: string | null;
+}
+
+/** The batch around the records: what the platform says it holds, and what it does hold. */
+export interface DirectCreditBatchRow {
+  /** TotalCount as sent (null when absent or unreadable). */
+  totalCount: number | null;
+  /** TotalAmount, money like any amount (null when absent or unreadable). */
+  totalAmount: string | null;
+  /** How many records DirectCreditDetails holds. */
+  recordCount: number;
+}
+
 /** One field-level problem (a 400 answer's `errors`) or warning (kept with the delivery). */
 export interface FieldProblem {
   /** JSON path into the body, e.g. "Amount" or "[2].id"; "" for the body itself. */
@@ -97,6 +135,7 @@ export type TypedRows =
   | { kind: 'npp-payment'; rows: [NppPaymentRow] }
   | { kind: 'payto-payment'; rows: [PayToPaymentRow] }
   | { kind: 'credit-rejections'; rows: CreditRejectionRow[] }
+  | { kind: 'direct-credits'; rows: DirectCreditRow[]; batch: DirectCreditBatchRow }
   | { kind: 'unmodelled'; rows: [] };
 
 export type ParseOutcome =

@@ -44,6 +44,7 @@ const byTransactionId = (table: string): Source => ({
 const SOURCES: Partial<Record<FeedEventType, Source>> = {
   'payment.received': byTransactionId('npp_payments'),
   'payto_payment.received': byTransactionId('payto_payments'),
+  'direct_credit.received': byTransactionId('direct_credits'),
   'credit_rejection.received': {
     query: (events) => ({
       text: `SELECT r.* FROM credit_rejections r

@@ -99,10 +99,45 @@ export interface CreditRejectionsTable {
   ledger_unique_reference: string | null;
 }
 
+/** One InboundDirectCredit record (an element of its batch's DirectCreditDetails). */
+export interface DirectCreditsTable {
+  transaction_id: string;
+  webhook_id: string;
+  /** Text, leading zeros kept. */
+  batch_id: string | null;
+  date_time_local: string | null;
+  date_time_text: string | null;
+  bsb: string | null;
+  account_number: string | null;
+  account_name: string | null;
+  transaction_code: string | null;
+  amount: string;
+  lodgement_ref: string | null;
+  remitter_name: string | null;
+  name_of_user_supplying_file: string | null;
+  number_of_user_supplying_file: string | null;
+  description_of_entries_on_file: string | null;
+  indicator: string | null;
+  withholding_tax_amount: string | null;
+  source_bsb: string | null;
+  source_account_number: string | null;
+  receipt_number: string | null;
+  received_at: Timestamptz;
+}
+
+/** One InboundDirectCredit delivery's batch: its stated totals and how many records it held. */
+export interface DirectCreditBatchesTable {
+  webhook_id: string;
+  total_count: number | null;
+  total_amount: string | null;
+  record_count: number;
+  received_at: Timestamptz;
+}
+
 /** A business key re-sent with other content; the first typed row is never changed. */
 export interface ConflictsTable {
   id: Generated<string>;
-  table_name: 'npp_payments' | 'payto_payments' | 'credit_rejections';
+  table_name: 'npp_payments' | 'payto_payments' | 'credit_rejections' | 'direct_credits';
   event_name: string;
   business_key: string;
   first_webhook_id: string;
@@ -136,6 +171,8 @@ export interface Database {
   npp_payments: NppPaymentsTable;
   payto_payments: PayToPaymentsTable;
   credit_rejections: CreditRejectionsTable;
+  direct_credits: DirectCreditsTable;
+  direct_credit_batches: DirectCreditBatchesTable;
   conflicts: ConflictsTable;
   quarantined_deliveries: QuarantinedDeliveriesTable;
 }

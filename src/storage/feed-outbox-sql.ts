@@ -13,6 +13,7 @@ export const FEED_EVENT_TYPES = [
   'payment.received',
   'payto_payment.received',
   'credit_rejection.received',
+  'direct_credit.received',
   'conflict.detected',
   'event.unmodelled',
 ] as const;

@@ -62,13 +62,15 @@ export async function storeDeliveries(
   batch: readonly DeliveryToStore[],
 ): Promise<StoredOutcome[]> {
   const byKey = [...batch].sort((a, b) => compareIds(a.delivery.webhookId, b.delivery.webhookId));
-  const [payments, payTo, rejections] = typedRowsByTable(byKey);
+  const [payments, payTo, rejections, directCredits] = typedRowsByTable(byKey);
 
   const rows = await runPrepared<StatementRow, Database>(db, STORE_STATEMENT, [
     deliveriesJson(byKey),
     payments,
     payTo,
     rejections,
+    directCredits,
+    directCreditBatchesJson(byKey),
   ]);
 
   const late = await recordLateConflicts(db, byKey, rows);
@@ -100,7 +102,8 @@ interface StatementRow {
   conflicts: number;
 }
 
-const [PAYMENTS_TABLE, PAYTO_TABLE, REJECTIONS_TABLE] = TYPED_TABLES as [
+const [PAYMENTS_TABLE, PAYTO_TABLE, REJECTIONS_TABLE, DIRECT_CREDITS_TABLE] = TYPED_TABLES as [
+  TypedTable,
   TypedTable,
   TypedTable,
   TypedTable,
@@ -108,6 +111,8 @@ const [PAYMENTS_TABLE, PAYTO_TABLE, REJECTIONS_TABLE] = TYPED_TABLES as [
 const TYPED = PAYMENTS_TABLE;
 const PAYTO = PAYTO_TABLE;
 const REJECTIONS = REJECTIONS_TABLE;
+const DIRECT = DIRECT_CREDITS_TABLE;
+const ALL_TYPED = [TYPED, PAYTO, REJECTIONS, DIRECT];
 
 /** A conflict recorded by `<alias>_conflict` is a `conflict.detected` event. */
 const conflictEvents = (alias: string): OutboxSource => ({
@@ -146,6 +151,13 @@ const STORE_OUTBOX = feedOutboxCte([
     webhookId: 'webhook_id',
   },
   {
+    type: 'direct_credit.received',
+    from: `${DIRECT.alias}_ins`,
+    eventName: "'InboundDirectCredit'",
+    businessKey: 'transaction_id',
+    webhookId: 'webhook_id',
+  },
+  {
     type: 'event.unmodelled',
     from: 'delivery',
     eventName: 'event_name',
@@ -153,23 +165,25 @@ const STORE_OUTBOX = feedOutboxCte([
     webhookId: 'webhook_id',
     where: 'NOT modelled',
   },
-  ...[TYPED, PAYTO, REJECTIONS].map((t) => conflictEvents(t.alias)),
+  ...ALL_TYPED.map((t) => conflictEvents(t.alias)),
 ]);
 
 /** Conflicts recorded by the follow-up statement reach the feed in that statement. */
-const LATE_CONFLICT_OUTBOX = feedOutboxCte(
-  [TYPED, PAYTO, REJECTIONS].map((t) => conflictEvents(t.alias)),
-);
+const LATE_CONFLICT_OUTBOX = feedOutboxCte(ALL_TYPED.map((t) => conflictEvents(t.alias)));
 
 /**
- * The store statement: one fixed text whatever the batch size (everything travels in four JSON
- * parameters), so each connection prepares it once (see prepared-statement.ts).
+ * The store statement: one fixed text whatever the batch size (everything travels in six JSON
+ * parameters), so each connection prepares it once (see prepared-statement.ts). `dc_batch`
+ * writes each inserted direct-credit delivery's batch totals; nothing reads it, and Postgres
+ * runs a data-modifying CTE whether or not the statement reads it.
  */
 function storeTemplate(
   deliveries: string,
   payments: string,
   payTo: string,
   rejections: string,
+  directCredits: string,
+  directCreditBatches: string,
 ): RawBuilder<unknown> {
   return sql`
     WITH incoming AS (
@@ -193,9 +207,21 @@ function storeTemplate(
     ${typedRowCtes(TYPED, payments)},
     ${typedRowCtes(PAYTO, payTo)},
     ${typedRowCtes(REJECTIONS, rejections)},
+    ${typedRowCtes(DIRECT, directCredits)},
+    dc_batch AS (
+      INSERT INTO direct_credit_batches SELECT b.*
+      FROM jsonb_to_recordset(${directCreditBatches}::jsonb) AS x(webhook_id bigint,
+        body_sha256 text, row jsonb)
+      JOIN delivery USING (webhook_id, body_sha256)
+      CROSS JOIN LATERAL jsonb_populate_record(NULL::direct_credit_batches, x.row) AS b
+      ON CONFLICT DO NOTHING
+    ),
     ${STORE_OUTBOX},
     tally (webhook_id, inserted, unresolved, conflicts) AS (
-      ${typedRowTally(TYPED)} UNION ALL ${typedRowTally(PAYTO)} UNION ALL ${typedRowTally(REJECTIONS)}
+      ${sql.join(
+        ALL_TYPED.map((t) => typedRowTally(t)),
+        sql` UNION ALL `,
+      )}
     )
     SELECT delivery.webhook_id::text AS webhook_id, delivery.body_sha256,
       coalesce(sum(tally.inserted), 0)::int AS typed,
@@ -207,24 +233,33 @@ function storeTemplate(
 }
 
 /** The follow-up for typed rows that lost a race (see recordLateConflicts). */
-function lateConflictTemplate(payments: string, payTo: string, rejections: string) {
+function lateConflictTemplate(
+  payments: string,
+  payTo: string,
+  rejections: string,
+  directCredits: string,
+) {
   return sql`
     WITH ${lateConflictCtes(TYPED, payments)},
     ${lateConflictCtes(PAYTO, payTo)},
     ${lateConflictCtes(REJECTIONS, rejections)},
+    ${lateConflictCtes(DIRECT, directCredits)},
     ${LATE_CONFLICT_OUTBOX}
     SELECT webhook_id::text, count(*)::int AS conflicts FROM (
-      SELECT webhook_id FROM pay_conflict UNION ALL SELECT webhook_id FROM payto_conflict
-      UNION ALL SELECT webhook_id FROM rej_conflict
+      ${sql.raw(ALL_TYPED.map((t) => `SELECT webhook_id FROM ${t.alias}_conflict`).join(' UNION ALL '))}
     ) c GROUP BY webhook_id
   `;
 }
 
-const STORE_STATEMENT = preparedStatement('store-deliveries-v1', storeTemplate('', '', '', ''), 4);
+const STORE_STATEMENT = preparedStatement(
+  'store-deliveries-v2',
+  storeTemplate('', '', '', '', '', ''),
+  6,
+);
 const LATE_CONFLICT_STATEMENT = preparedStatement(
-  'record-late-conflicts-v1',
-  lateConflictTemplate('', '', ''),
-  3,
+  'record-late-conflicts-v2',
+  lateConflictTemplate('', '', '', ''),
+  4,
 );
 
 /**
@@ -238,13 +273,13 @@ async function recordLateConflicts(
 ): Promise<Map<string, number>> {
   const racing = new Set(rows.filter((row) => row.unresolved > 0).map((row) => row.webhook_id));
   if (racing.size === 0) return new Map();
-  const [payments, payTo, rejections] = typedRowsByTable(
+  const [payments, payTo, rejections, directCredits] = typedRowsByTable(
     items.filter((item) => racing.has(item.delivery.webhookId)),
   );
   const found = await runPrepared<{ webhook_id: string; conflicts: number }, Database>(
     db,
     LATE_CONFLICT_STATEMENT,
-    [payments, payTo, rejections],
+    [payments, payTo, rejections, directCredits],
   );
   return new Map(found.map((row) => [row.webhook_id, row.conflicts]));
 }
@@ -254,11 +289,12 @@ async function recordLateConflicts(
  * event_name, record_index, row}`, `row` keyed by column name. Sorted by business key, so
  * concurrent statements lock keys in one order; `position` is that order.
  */
-function typedRowsByTable(items: readonly DeliveryToStore[]): [string, string, string] {
+function typedRowsByTable(items: readonly DeliveryToStore[]): [string, string, string, string] {
   const tables: Record<TypedRows['kind'], TypedItem[]> = {
     'npp-payment': [],
     'payto-payment': [],
     'credit-rejections': [],
+    'direct-credits': [],
     unmodelled: [],
   };
   for (const { delivery, typed } of items) {
@@ -279,7 +315,32 @@ function typedRowsByTable(items: readonly DeliveryToStore[]): [string, string, s
     json(tables['npp-payment']),
     json(tables['payto-payment']),
     json(tables['credit-rejections']),
+    json(tables['direct-credits']),
   ];
+}
+
+/**
+ * Each InboundDirectCredit delivery's batch row (`direct_credit_batches`), as one JSON parameter:
+ * `{webhook_id, body_sha256, row}`, written only for deliveries this statement inserted.
+ */
+function directCreditBatchesJson(items: readonly DeliveryToStore[]): string {
+  const rows: string[] = [];
+  for (const { delivery, typed } of items) {
+    if (typed.kind !== 'direct-credits') continue;
+    const { totalCount, totalAmount, recordCount } = typed.batch;
+    const row = {
+      webhook_id: delivery.webhookId,
+      total_count: totalCount,
+      total_amount: totalAmount,
+      record_count: recordCount,
+      received_at: delivery.receivedAt.toISOString(),
+    };
+    rows.push(
+      `{"webhook_id":${JSON.stringify(delivery.webhookId)},` +
+        `"body_sha256":"${delivery.bodySha256}","row":${JSON.stringify(row)}}`,
+    );
+  }
+  return `[${rows.join(',')}]`;
 }
 
 interface TypedItem {

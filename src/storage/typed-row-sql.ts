@@ -2,12 +2,12 @@ import { sql, type RawBuilder } from 'kysely';
 
 /**
  * The SQL that writes typed rows and records conflicts, one set of CTEs per typed table, built
- * once from this list so the three tables behave the same. Rows travel as JSON and become table
+ * once from this list so the typed tables behave the same. Rows travel as JSON and become table
  * rows with `jsonb_populate_record(NULL::<table>, …)`: each JSON key is a column name, so a
  * column added by a migration needs no change here.
  */
 export interface TypedTable {
-  table: 'npp_payments' | 'payto_payments' | 'credit_rejections';
+  table: 'npp_payments' | 'payto_payments' | 'credit_rejections' | 'direct_credits';
   /** CTE name prefix. */
   alias: string;
   /** The unique business key, in column order. */
@@ -29,6 +29,12 @@ export const TYPED_TABLES: readonly TypedTable[] = [
     alias: 'rej',
     key: ['event_name', 'rejection_id'],
     businessKey: 'rejection_id',
+  },
+  {
+    table: 'direct_credits',
+    alias: 'dc',
+    key: ['transaction_id'],
+    businessKey: 'transaction_id',
   },
 ];
 

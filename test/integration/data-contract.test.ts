@@ -41,6 +41,7 @@ describe('every field of the contract in a typed column', () => {
     ['npp-receive-payment.every-field', 'npp_payments'],
     ['pay-to-receive-payment.every-field', 'payto_payments'],
     ['inbound-direct-credit-rejections.every-field', 'credit_rejections'],
+    ['inbound-direct-credit.every-field', 'direct_credits'],
   ])('when %s is replayed, then every column of its %s row holds a value', async (file, table) => {
     const entry = loadCaptureFile(captured(file));
     if (!entry.ok) throw new Error(entry.problems.join('\n'));

@@ -3,8 +3,16 @@ import { ROW_TABLES } from '../../src/common/expected-answer.ts';
 import { generateSigningKeyPair, type SigningKeyPair } from './signing.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
 
-/** Every table a delivery can write: the captured-fixture format's tables and the feed's outbox. */
-export const STORED_TABLES = [...ROW_TABLES, 'feed_events'] as const;
+/**
+ * Every table a delivery can write: the captured-fixture format's tables, the direct-credit
+ * tables (not in that format) and the feed's outbox.
+ */
+export const STORED_TABLES = [
+  ...ROW_TABLES,
+  'direct_credits',
+  'direct_credit_batches',
+  'feed_events',
+] as const;
 
 export interface Testbed {
   readonly database: TestDatabase;

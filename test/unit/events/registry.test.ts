@@ -13,11 +13,13 @@ describe('findEventModel', () => {
     ['INBOUNDDIRECTCREDITREJECTIONS', 'InboundDirectCreditRejections'],
     ['NPPCreditRejections', 'NPPCreditRejections'],
     ['NppCreditRejections', 'NPPCreditRejections'],
+    ['InboundDirectCredit', 'InboundDirectCredit'],
+    ['inbounddirectcredit', 'InboundDirectCredit'],
   ])('when the event name is %j, then the model is the canonical %j', (name, canonical) => {
     expect(findEventModel(name)?.name).toBe(canonical);
   });
 
-  it.each(['NppReturn', 'InboundDirectCredit', 'NPPReceivePayments', 'PayToReceivePayments', ''])(
+  it.each(['NppReturn', 'InboundDirectCredits', 'NPPReceivePayments', 'PayToReceivePayments', ''])(
     'when the event %j is not modelled, then there is no model',
     (name) => {
       expect(findEventModel(name)).toBeUndefined();

@@ -1,7 +1,13 @@
 import type { SandboxDeps } from '../deps.ts';
+import { LIMITS } from '../state/store.ts';
 import { sydneyIso, stampOfIso } from '../sydney-time.ts';
 import type { Fields, Payment, PaymentKind } from '../state/types.ts';
-import { paymentPayload } from '../webhooks/payloads.ts';
+import {
+  directCreditBatch,
+  directCreditBatchId,
+  directCreditRecord,
+  paymentPayload,
+} from '../webhooks/payloads.ts';
 
 const KIND_OF_EVENT: Record<string, PaymentKind> = {
   NPPReceivePayment: 'NPP',
@@ -10,22 +16,38 @@ const KIND_OF_EVENT: Record<string, PaymentKind> = {
 };
 
 export interface ReceivedPayment {
+  /** The payment; for a direct-credit batch, its first record, with the batch as `payload`. */
   payment: Payment;
+  /** Every payment kept: one, or one per record of a direct-credit batch. */
+  payments: Payment[];
   webhookIds: string[];
+}
+
+type Deps = Pick<SandboxDeps, 'store' | 'clock' | 'notifier'>;
+
+interface PaymentRequest {
+  event: string;
+  amountCents: number;
+  dateTime?: string;
+  /**
+   * Fields to put in the body. For InboundDirectCredit, `count` (1-100, default 1) is the number
+   * of records in the batch, each of `amountCents`.
+   */
+  chosen: Fields;
 }
 
 /**
  * A payment arrives: it is kept (for refunds and the PayTo report), a payer resolving a
  * registered PayID is noted on it, and the subscribers of its event are notified.
+ * InboundDirectCredit arrives as the platform sends it: a batch (`count` records), one
+ * notification for the whole batch, each record kept as a payment of its own.
  * Undefined when the sandbox holds as many payments as it may.
  */
-export function receivePayment(
-  deps: Pick<SandboxDeps, 'store' | 'clock' | 'notifier'>,
-  input: { event: string; amountCents: number; dateTime?: string; chosen: Fields },
-): ReceivedPayment | undefined {
+export function receivePayment(deps: Deps, input: PaymentRequest): ReceivedPayment | undefined {
+  const kind = KIND_OF_EVENT[input.event] ?? 'NPP';
+  if (kind === 'DirectEntry') return receiveDirectCredits(deps, input);
   const { store, clock, notifier } = deps;
   const now = clock.now();
-  const kind = KIND_OF_EVENT[input.event] ?? 'NPP';
   const dateTime = input.dateTime ?? sydneyIso(now);
   const { payload, paymentInitiationUid } = paymentPayload({
     kind,
@@ -37,7 +59,7 @@ export function receivePayment(
   const payment: Payment = {
     kind,
     eventName: input.event,
-    transactionId: String(payload.TransactionId ?? payload.id),
+    transactionId: String(payload.TransactionId),
     ...(paymentInitiationUid !== undefined && { paymentInitiationUid }),
     receivedAtMs: now.getTime(),
     stamp: stampOfIso(dateTime) ?? '',
@@ -46,8 +68,45 @@ export function receivePayment(
     payload,
   };
   if (!store.add('payments', payment)) return undefined;
-  const payId = String(payload.PayId ?? payload.payId ?? '').toLowerCase();
+  const payId = String(payload.PayId ?? '').toLowerCase();
   const registered = store.state.payIds.find((p) => p.payId === payId);
   if (registered) registered.lastResolvedAtMs = now.getTime();
-  return { payment, webhookIds: notifier.notify(input.event, payload) };
+  return { payment, payments: [payment], webhookIds: notifier.notify(input.event, payload) };
+}
+
+/** InboundDirectCredit: `{TotalCount, TotalAmount, DirectCreditDetails}`, signed as sent. */
+function receiveDirectCredits(deps: Deps, input: PaymentRequest): ReceivedPayment | undefined {
+  const { store, clock, notifier } = deps;
+  const { count = 1, ...chosen } = input.chosen;
+  const records = typeof count === 'number' && Number.isInteger(count) && count > 0 ? count : 1;
+  if (store.state.payments.length + records > LIMITS.payments) return undefined;
+  const now = clock.now();
+  // The reference's example carries milliseconds (`2020-01-13T14:21:50.553`).
+  const milliseconds = String(now.getTime() % 1000).padStart(3, '0');
+  const dateTime = input.dateTime ?? `${sydneyIso(now)}.${milliseconds}`;
+  const ids = Array.from({ length: records }, () => store.ids.next());
+  const batchId = directCreditBatchId(ids[0] ?? 0);
+  const made = ids.map((id) => ({
+    record: directCreditRecord(id, input.amountCents, dateTime, batchId, chosen),
+    amountCents: input.amountCents,
+  }));
+  const body = directCreditBatch(made);
+  const payments = made.map(({ record, amountCents }): Payment => ({
+    kind: 'DirectEntry',
+    eventName: input.event,
+    transactionId: String(record.TransactionId),
+    receivedAtMs: now.getTime(),
+    stamp: stampOfIso(dateTime) ?? '',
+    amountCents,
+    refundedCents: 0,
+    payload: record,
+  }));
+  for (const payment of payments) store.add('payments', payment);
+  const [first] = payments as [Payment];
+  return {
+    // What the control route answers as `payment`: the body sent.
+    payment: { ...first, payload: body },
+    payments,
+    webhookIds: notifier.notify(input.event, body),
+  };
 }

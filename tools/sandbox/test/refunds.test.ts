@@ -5,7 +5,10 @@ import { startTestSandbox } from './support.ts';
 async function pay(call: Call, event = 'NPPReceivePayment', amount = '100.00') {
   const answer = await call('POST', '/sandbox/payments', { body: { event, amount } });
   expect(answer.status).toBe(200);
-  return answer.body.payment as Record<string, string>;
+  const payment = answer.body.payment as Record<string, unknown>;
+  // InboundDirectCredit answers the batch it sent: the payment is its one record.
+  const records = payment.DirectCreditDetails as Record<string, string>[] | undefined;
+  return records?.[0] ?? (payment as Record<string, string>);
 }
 
 const refund = (call: Call, body: Record<string, unknown>) =>
@@ -119,7 +122,7 @@ describe('refunds', () => {
     const payment = await pay(call, 'InboundDirectCredit', '15.00');
     const answer = await refund(call, {
       UniqueReference: 'de',
-      originalTransactionId: String(payment.id),
+      originalTransactionId: payment.TransactionId,
       refundAmount: '15',
     });
     expect(answer.status).toBe(200);
@@ -171,7 +174,7 @@ describe('refunds', () => {
     const request = {
       ...body,
       ...(body.originalTransactionId === '__PAYMENT__' && {
-        originalTransactionId: String(payment.id),
+        originalTransactionId: payment.TransactionId,
       }),
     };
     const answer = await refund(call, request);
@@ -179,7 +182,7 @@ describe('refunds', () => {
     expect(String(answer.body.statusDescription)).toContain(named);
     // The whole amount is still refundable.
     expect(
-      (await refund(call, { originalTransactionId: String(payment.id), refundAmount: '5.00' }))
+      (await refund(call, { originalTransactionId: payment.TransactionId, refundAmount: '5.00' }))
         .status,
     ).toBe(200);
   });

@@ -47,19 +47,44 @@ export const PAYMENT_FIELDS = [
   'InitiatingPartyName',
   'NPPInstructionId',
   'LodgementRef',
+  // InboundDirectCredit's own record fields.
+  'BatchId',
+  'TransactionCode',
+  'NameOfUserSupplyingFile',
+  'NumberOfUserSupplyingFile',
+  'DescriptionOfEntriesOnFile',
+  'Indicator',
+  'WithholdingTaxAmount',
 ] as const;
 
-export const paymentControlSchema = z.object({
-  event: z.enum(['NPPReceivePayment', 'PayToReceivePayment', 'InboundDirectCredit'], {
-    error: 'must be NPPReceivePayment, PayToReceivePayment or InboundDirectCredit',
-  }),
-  amount,
-  DateTime: patterned(
-    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/,
-    'yyyy-MM-ddTHH:mm:ss (Sydney)',
-  ).optional(),
-  ...Object.fromEntries(PAYMENT_FIELDS.map((name) => [name, field.optional()])),
-});
+/** Records in one InboundDirectCredit batch made by one call. */
+export const MAX_DIRECT_CREDITS_PER_BATCH = 100;
+
+export const paymentControlSchema = z
+  .object({
+    event: z.enum(['NPPReceivePayment', 'PayToReceivePayment', 'InboundDirectCredit'], {
+      error: 'must be NPPReceivePayment, PayToReceivePayment or InboundDirectCredit',
+    }),
+    amount,
+    DateTime: patterned(
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/,
+      'yyyy-MM-ddTHH:mm:ss (Sydney)',
+    ).optional(),
+    /** InboundDirectCredit only: how many records (each of `amount`) the batch holds. */
+    count: z
+      .number({ error: `must be a whole number from 1 to ${MAX_DIRECT_CREDITS_PER_BATCH}` })
+      .int({ error: `must be a whole number from 1 to ${MAX_DIRECT_CREDITS_PER_BATCH}` })
+      .min(1, { error: `must be a whole number from 1 to ${MAX_DIRECT_CREDITS_PER_BATCH}` })
+      .max(MAX_DIRECT_CREDITS_PER_BATCH, {
+        error: `must be a whole number from 1 to ${MAX_DIRECT_CREDITS_PER_BATCH}`,
+      })
+      .optional(),
+    ...Object.fromEntries(PAYMENT_FIELDS.map((name) => [name, field.optional()])),
+  })
+  .refine((body) => body.count === undefined || body.event === 'InboundDirectCredit', {
+    path: ['count'],
+    error: 'is for InboundDirectCredit only (a batch of records)',
+  });
 
 /** Rejection record fields a test may choose. */
 export const REJECTION_FIELDS = [

@@ -9,12 +9,12 @@ import type { Fields, PaymentKind } from '../state/types.ts';
  */
 
 export interface PaymentInput {
-  kind: PaymentKind;
+  kind: Exclude<PaymentKind, 'DirectEntry'>;
   id: number;
   amountCents: number;
   /** Sydney wall-clock, `yyyy-MM-ddTHH:mm:ss`. */
   dateTime: string;
-  /** Fields chosen by the caller (PascalCase for NPP and PayTo, camelCase for direct entry). */
+  /** Fields chosen by the caller (PascalCase, as the payment's body names them). */
   chosen: Fields;
 }
 
@@ -67,24 +67,70 @@ function payToFields(input: PaymentInput): Fields {
   };
 }
 
-/** InboundDirectCredit (direct entry): one record in the rejection records' shape. */
-function directEntryFields(input: PaymentInput): Fields {
+/**
+ * One InboundDirectCredit record (direct entry), every field of the public reference's record,
+ * as its example sends them: `TransactionId` 12 characters, `BatchId` text with leading zeros,
+ * `AccountNumber` a JSON number, `Amount` a number with two decimals. `id` is unique (ids.ts),
+ * and so are TransactionId (its base 36, 11 characters until the year 5000) and ReceiptNumber.
+ */
+export function directCreditRecord(
+  id: number,
+  amountCents: number,
+  dateTime: string,
+  batchId: string,
+  chosen: Fields,
+): Fields {
   return {
-    ...rejectionRecord(input.id, input.amountCents, input.dateTime, {}),
-    transactionType: 'DE',
-    status: 'Processed',
-    reason: '',
-    ...input.chosen,
+    TransactionId: `D${id.toString(36).toUpperCase().padStart(11, '0')}`,
+    BatchId: batchId,
+    DateTime: dateTime,
+    Bsb: '802-985',
+    AccountNumber: Number(DEFAULT_PAYEE.AccountNumber),
+    AccountName: DEFAULT_PAYEE.AccountName,
+    TransactionCode: '50',
+    // A JSON number, as the reference types it; two decimals survive JSON exactly.
+    Amount: Number(fromCents(amountCents)),
+    LodgementRef: `INV-${String(id).slice(-6)}`,
+    RemitterName: 'JOHN PAYER',
+    NameOfUserSupplyingFile: 'SANDBOX BANK',
+    NumberOfUserSupplyingFile: '123456',
+    DescriptionOfEntriesOnFile: 'PAYMENTS',
+    Indicator: '',
+    WithholdingTaxAmount: 0,
+    SourceBsb: '062-000',
+    SourceAccountNumber: '87654321',
+    ReceiptNumber: String(id),
+    ...chosen,
   };
 }
 
+/**
+ * The InboundDirectCredit body: one object per batch, as the platform sends several times a day.
+ * The totals are added in cents, never in floating point.
+ */
+export function directCreditBatch(records: readonly { record: Fields; amountCents: number }[]) {
+  const totalCents = records.reduce((total, r) => total + r.amountCents, 0);
+  return {
+    TotalCount: records.length,
+    TotalAmount: Number(fromCents(totalCents)),
+    DirectCreditDetails: records.map((r) => r.record),
+  } satisfies Fields;
+}
+
+/** A direct-entry batch number: 13 digits with leading zeros, as the reference shows it. */
+export function directCreditBatchId(id: number): string {
+  return String(id % 10_000_000).padStart(13, '0');
+}
+
+/** NPPReceivePayment and PayToReceivePayment (InboundDirectCredit is a batch: see above). */
 export function paymentPayload(input: PaymentInput): {
   payload: Fields;
   paymentInitiationUid?: string;
 } {
-  if (input.kind === 'NPP') return { payload: nppFields(input) };
-  if (input.kind === 'DirectEntry') return { payload: directEntryFields(input) };
-  return { payload: payToFields(input), paymentInitiationUid: randomUUID() };
+  if (input.kind === 'PayTo') {
+    return { payload: payToFields(input), paymentInitiationUid: randomUUID() };
+  }
+  return { payload: nppFields(input) };
 }
 
 /** One rejection record: all 26 fields of the interface. */
