@@ -20,11 +20,18 @@ export type RefundRow = Selectable<RefundsTable>;
 
 type Tx = Transaction<Database & ProviderTables>;
 
-/** Locks and reads the stored payment (NPP first, then PayTo). */
+/**
+ * Locks and reads the stored payment (NPP first, then PayTo). The lock is a transaction-scoped
+ * advisory lock named after the payment, not `FOR UPDATE`: the typed rows are never updated, and
+ * a row lock would need UPDATE on them, which the runtime role should not have.
+ */
 export async function lockPayment(
   tx: Tx,
   transactionId: string,
 ): Promise<StoredPayment | undefined> {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`payment:${transactionId}`}, 0))`.execute(
+    tx,
+  );
   for (const [table, event] of [
     ['npp_payments', 'NPPReceivePayment'],
     ['payto_payments', 'PayToReceivePayment'],
@@ -33,7 +40,6 @@ export async function lockPayment(
       .selectFrom(table)
       .select(['transaction_id', 'amount', 'received_at', 'source_bsb', 'source_account_number'])
       .where('transaction_id', '=', transactionId)
-      .forUpdate()
       .executeTakeFirst();
     if (row) {
       return {

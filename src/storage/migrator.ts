@@ -15,7 +15,11 @@ export async function migrateToLatest<DB>(
   logger: Logger,
   dir = MIGRATIONS_DIR,
 ): Promise<void> {
-  const { error, results } = await createMigrator(db, dir).migrateToLatest();
+  const migrator = createMigrator(db, dir);
+  // Every migration this release knows is applied (a newer release may have migrated further,
+  // during a rolling upgrade or after a rollback): nothing to do, and nothing to refuse.
+  if ((await migrator.getMigrations()).every((m) => m.executedAt !== undefined)) return;
+  const { error, results } = await migrator.migrateToLatest();
   for (const result of results ?? []) {
     const fields = { migration: result.migrationName, direction: result.direction };
     if (result.status === 'Success') logger.info(fields, 'migration applied');
