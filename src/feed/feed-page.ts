@@ -22,7 +22,7 @@ export async function readFeedPage(
   const result = await feedQuery<FeedEventRow & { body_bytes: number | null }>(
     db,
     `SELECT e.id, e.position, e.type, e.event_name, e.business_key, e.webhook_id, e.conflict_id,
-       e.created_at, octet_length(d.raw_body) AS body_bytes
+       e.quarantine_id, e.created_at, octet_length(d.raw_body) AS body_bytes
      FROM feed_events e LEFT JOIN webhook_deliveries d ON d.webhook_id = e.webhook_id
      WHERE e.position > $1::bigint ORDER BY e.position LIMIT $2`,
     [options.after, options.limit],

@@ -39,7 +39,7 @@ export async function claimEvents(
        attempts = e.attempts + 1, first_attempt_at = coalesce(e.first_attempt_at, now())
      FROM due WHERE e.id = due.id
      RETURNING e.id, e.position, e.type, e.event_name, e.business_key, e.webhook_id,
-       e.conflict_id, e.created_at, e.attempts`,
+       e.conflict_id, e.quarantine_id, e.created_at, e.attempts`,
     [options.instance, options.limit, options.leaseMs],
   );
   return result.rows.sort((a, b) => Number(BigInt(a.position) - BigInt(b.position)));

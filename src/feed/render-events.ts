@@ -10,8 +10,11 @@ export interface FeedEventRow {
   type: FeedEventType;
   event_name: string;
   business_key: string;
-  webhook_id: string;
+  /** Null only for a quarantine event whose delivery's Webhookid could not be read. */
+  webhook_id: string | null;
   conflict_id: string | null;
+  /** quarantine.opened / quarantine.resolved: the quarantined_deliveries row. */
+  quarantine_id: string | null;
   created_at: string;
 }
 
@@ -69,6 +72,26 @@ const SOURCES: Partial<Record<FeedEventType, Source>> = {
   },
 };
 
+/**
+ * A quarantined delivery as its events describe it: never its body or headers (the body comes
+ * as `payloadBase64`, the exact bytes refused); the opened event without how it was handled, so
+ * that every rendering of one event is the same.
+ */
+const quarantineRow = (columns: string): Source => ({
+  query: (events) => ({
+    text: `SELECT ${columns} FROM quarantined_deliveries WHERE id = ANY($1::bigint[])`,
+    values: [events.map((e) => e.quarantine_id)],
+  }),
+  rowKey: (row) => String(row.id),
+  eventKey: (event) => String(event.quarantine_id),
+});
+const QUARANTINE_COLUMNS =
+  'id, event_name, webhook_id_header, webhook_id, received_at, body_sha256, content_type, reasons';
+SOURCES['quarantine.opened'] = quarantineRow(QUARANTINE_COLUMNS);
+SOURCES['quarantine.resolved'] = quarantineRow(
+  `${QUARANTINE_COLUMNS}, handled_at, handling, handled_note`,
+);
+
 /** The normalised bodies of `events` (docs/feed.md, "The event body"), in the order given. */
 export async function renderEvents(
   db: FeedQueryable,
@@ -91,16 +114,34 @@ export async function renderEvents(
       }
     }),
   );
+  const ofDeliveries = events.filter((e) => e.quarantine_id === null && e.webhook_id !== null);
   const deliveries = await feedQuery<DeliveryRow>(
     db,
     `SELECT webhook_id, received_at, payload::text AS payload,
        CASE WHEN payload IS NULL THEN encode(raw_body, 'base64') END AS payload_base64
      FROM webhook_deliveries WHERE webhook_id = ANY($1::bigint[])`,
-    [[...new Set(events.map((e) => e.webhook_id))]],
+    [[...new Set(ofDeliveries.map((e) => e.webhook_id))]],
   );
+  const quarantined = events.filter((e) => e.quarantine_id !== null);
+  const refused =
+    quarantined.length === 0
+      ? { rows: [] }
+      : await feedQuery<DeliveryRow & { id: string }>(
+          db,
+          `SELECT id, webhook_id, received_at, NULL AS payload,
+             encode(raw_body, 'base64') AS payload_base64
+           FROM quarantined_deliveries WHERE id = ANY($1::bigint[])`,
+          [quarantined.map((e) => e.quarantine_id)],
+        );
   const delivery = new Map(deliveries.rows.map((row) => [row.webhook_id, row]));
+  const refusedDelivery = new Map(refused.rows.map((row) => [String(row.id), row]));
   return events.map((event) => {
-    const d = delivery.get(event.webhook_id);
+    const d =
+      event.quarantine_id === null
+        ? event.webhook_id === null
+          ? undefined
+          : delivery.get(event.webhook_id)
+        : refusedDelivery.get(event.quarantine_id);
     const body: JsonValue = {
       id: `evt_${event.id}`,
       type: event.type,

@@ -160,11 +160,18 @@ export async function markHandled(
   note: string,
   now: () => Date,
 ): Promise<boolean> {
+  // Handled and its feed event in one statement: the ledger learns the money no longer waits.
   const { rows } = await sql<{ id: string }>`
-    UPDATE quarantined_deliveries
-    SET handled_at = ${now()}, handling = ${handling}, handled_note = ${note.slice(0, 1000)}
-    WHERE id = ${id}::bigint AND handled_at IS NULL
-    RETURNING id
+    WITH handled AS (
+      UPDATE quarantined_deliveries
+      SET handled_at = ${now()}, handling = ${handling}, handled_note = ${note.slice(0, 1000)}
+      WHERE id = ${id}::bigint AND handled_at IS NULL
+      RETURNING id, event_name, webhook_id
+    ), resolved AS (
+      INSERT INTO feed_events (type, event_name, business_key, webhook_id, quarantine_id)
+      SELECT 'quarantine.resolved', event_name, id::text, webhook_id, id FROM handled
+    )
+    SELECT id FROM handled
   `.execute(db);
   return rows.length > 0;
 }

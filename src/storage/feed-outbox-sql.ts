@@ -16,6 +16,9 @@ export const FEED_EVENT_TYPES = [
   'direct_credit.received',
   'conflict.detected',
   'event.unmodelled',
+  // Written beside the quarantine row (quarantine-repository.ts) and when an operator handles it.
+  'quarantine.opened',
+  'quarantine.resolved',
 ] as const;
 
 export type FeedEventType = (typeof FEED_EVENT_TYPES)[number];

@@ -32,26 +32,28 @@ export async function quarantineDelivery(
   db: Db,
   delivery: QuarantinedDelivery,
 ): Promise<QuarantineRow> {
-  const inserted = await db
-    .insertInto('quarantined_deliveries')
-    .values({
-      event_name: delivery.eventName,
-      webhook_id_header: delivery.webhookIdHeader,
-      webhook_id: delivery.webhookId,
-      received_at: delivery.receivedAt,
-      body_sha256: delivery.bodySha256,
-      raw_body: delivery.rawBody,
-      content_type: delivery.contentType,
-      headers: JSON.stringify(delivery.headers),
-      reasons: JSON.stringify(delivery.reasons),
-      request_id: delivery.requestId,
-      remote_address: delivery.remoteAddress,
-      signing_key_fingerprint: delivery.signingKeyFingerprint,
-    })
-    .onConflict((oc) => oc.doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  if (inserted) return { id: inserted.id, written: true };
+  // The row and its feed event in one statement (one commit): a ledger fed by the feed learns
+  // that money waits in quarantine exactly when the row exists, and a repeat adds neither.
+  const { rows } = await sql<{ id: string }>`
+    WITH kept AS (
+      INSERT INTO quarantined_deliveries (event_name, webhook_id_header, webhook_id, received_at,
+        body_sha256, raw_body, content_type, headers, reasons, request_id, remote_address,
+        signing_key_fingerprint)
+      VALUES (${delivery.eventName}, ${delivery.webhookIdHeader}, ${delivery.webhookId},
+        ${delivery.receivedAt}, ${delivery.bodySha256}, ${delivery.rawBody},
+        ${delivery.contentType}, ${JSON.stringify(delivery.headers)},
+        ${JSON.stringify(delivery.reasons)}, ${delivery.requestId}, ${delivery.remoteAddress},
+        ${delivery.signingKeyFingerprint})
+      ON CONFLICT DO NOTHING
+      RETURNING id, event_name, webhook_id
+    ), opened AS (
+      INSERT INTO feed_events (type, event_name, business_key, webhook_id, quarantine_id)
+      SELECT 'quarantine.opened', event_name, id::text, webhook_id, id FROM kept
+    )
+    SELECT id FROM kept
+  `.execute(db);
+  const inserted = rows[0];
+  if (inserted) return { id: String(inserted.id), written: true };
   // The row the unique key (event, header, body) points at: the one kept earlier.
   const kept = await db
     .selectFrom('quarantined_deliveries')

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { assignPositions } from '../../src/feed/assigner.ts';
+import { readFeedPage } from '../../src/feed/feed-page.ts';
 import { runQuarantineCommand } from '../../src/quarantine/quarantine-command.ts';
+import { createDatabaseWithPool } from '../../src/storage/database.ts';
 import { bodyBytes, freshWebhookId, sendDelivery } from '../support/deliveries.ts';
 import { runScript } from '../support/receiver-process.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
@@ -98,7 +101,12 @@ describe('npm run quarantine', () => {
       "SELECT amount::text FROM npp_payments WHERE transaction_id = 'RD-1'",
     );
     expect(payment?.amount).toBe('12.34');
-    expect(await bed.database.count('feed_events')).toBe(1);
+    // The payment's event, and the quarantine's resolution (the row was kept by an earlier
+    // version, before quarantine events: it has no opened event).
+    const events = await bed.database.query<{ type: string }>(
+      'SELECT type FROM feed_events ORDER BY id',
+    );
+    expect(events.map((e) => e.type)).toEqual(['payment.received', 'quarantine.resolved']);
     expect((await command('list')).json.quarantined).toEqual([]);
     expect((await command('redrive', kept.id)).json).toMatchObject({ outcome: 'already-handled' });
     expect(await bed.database.count('webhook_deliveries')).toBe(1);
@@ -121,6 +129,46 @@ describe('npm run quarantine', () => {
       handledNote: 'refunded to the payer by hand',
     });
     expect(await bed.database.count('quarantined_deliveries')).toBe(1);
+  });
+
+  it('when a delivery is quarantined and later resolved, then the feed tells a ledger both: opened with its reasons and exact body, then resolved with how', async () => {
+    const body = nppPayment({ Amount: 'lots' });
+    const kept = await quarantine(body);
+    // The same refused delivery again: no second row, no second event.
+    await sendDelivery(built.app, {
+      body,
+      webhookId: kept.webhookId,
+      signWith: bed.signer.privateKey,
+      secret: 'Basic s3cret',
+    }).expect(400);
+    await command('resolve', kept.id, '--note', 'payer asked to resend');
+    const { db, pool } = createDatabaseWithPool({ url: bed.database.url, poolMax: 2 });
+    try {
+      await assignPositions(db);
+      const page = await readFeedPage(pool, { after: '0', limit: 10, maxBytes: 1_000_000 });
+      const events = page.events.map((e) => JSON.parse(e.body) as Record<string, any>);
+      expect(events.map((e) => e.type)).toEqual(['quarantine.opened', 'quarantine.resolved']);
+      const [opened, resolved] = events;
+      expect(opened?.data).toMatchObject({
+        eventName: 'NPPReceivePayment',
+        businessKey: kept.id,
+        webhookId: kept.webhookId,
+        fields: { id: kept.id, reasons: [expect.objectContaining({ path: 'Amount' })] },
+      });
+      expect(opened?.data.fields).not.toHaveProperty('handled_at');
+      expect(Buffer.from(opened?.data.payloadBase64, 'base64')).toEqual(bodyBytes(body));
+      expect(resolved?.data.fields).toMatchObject({
+        handling: 'marked',
+        handled_note: 'payer asked to resend',
+      });
+      // SQL consumers see the same events through the feed view.
+      const viewed = await bed.database.query<{ type: string }>(
+        'SELECT type FROM feed ORDER BY position',
+      );
+      expect(viewed.map((row) => row.type)).toEqual(['quarantine.opened', 'quarantine.resolved']);
+    } finally {
+      await db.destroy();
+    }
   });
 
   it('when asked wrongly, then it exits 2 with the usage; a missing row exits 1', async () => {
