@@ -146,7 +146,16 @@ describe('npm run quarantine', () => {
     try {
       await assignPositions(db);
       const page = await readFeedPage(pool, { after: '0', limit: 10, maxBytes: 1_000_000 });
-      const events = page.events.map((e) => JSON.parse(e.body) as Record<string, any>);
+      const events = page.events.map(
+        (e) =>
+          JSON.parse(e.body) as {
+            type: string;
+            data: { fields: Record<string, unknown>; payloadBase64: string } & Record<
+              string,
+              unknown
+            >;
+          },
+      );
       expect(events.map((e) => e.type)).toEqual(['quarantine.opened', 'quarantine.resolved']);
       const [opened, resolved] = events;
       expect(opened?.data).toMatchObject({
@@ -156,7 +165,7 @@ describe('npm run quarantine', () => {
         fields: { id: kept.id, reasons: [expect.objectContaining({ path: 'Amount' })] },
       });
       expect(opened?.data.fields).not.toHaveProperty('handled_at');
-      expect(Buffer.from(opened?.data.payloadBase64, 'base64')).toEqual(bodyBytes(body));
+      expect(Buffer.from(opened?.data.payloadBase64 ?? '', 'base64')).toEqual(bodyBytes(body));
       expect(resolved?.data.fields).toMatchObject({
         handling: 'marked',
         handled_note: 'payer asked to resend',
