@@ -1,6 +1,13 @@
 import { readFeedStats } from './feed-metrics.ts';
 import type { FeedQueryable } from './feed-query.ts';
-import { listDeadLetters, redriveAll, redriveOne, setPaused } from './relay-control.ts';
+import {
+  lastPosition,
+  listDeadLetters,
+  redriveAll,
+  redriveOne,
+  setPaused,
+  startRelayAfter,
+} from './relay-control.ts';
 
 export const FEED_HELP = `Usage: npm run feed -- <command>
 
@@ -10,6 +17,10 @@ Operates the feed's push relay (docs/feed.md). Uses DATABASE_URL (or the embedde
   dead-letters [-n N] list dead-lettered events (oldest first, at most N, default 50)
   redrive <id>        send a dead letter again (id as listed, or evt_<id>)
   redrive --all       send every dead letter again
+  start-after <position|now>
+                      turning the relay on over a database with history: mark every event
+                      up to that position as sent without a POST (the consumer has them, or
+                      does not want them); later events are relayed as usual
   pause [reason]      stop every instance's relay from sending (POSTs in flight finish)
   resume              let the relays send again
   --help              this text
@@ -63,6 +74,15 @@ export async function runFeedCommand(
         return 1;
       }
       out(`re-driven event ${id}`);
+      return 0;
+    }
+    case 'start-after': {
+      const given = rest[0] === 'now' ? await lastPosition(db) : rest[0];
+      if (!given || !/^\d{1,18}$/.test(given)) {
+        return usage(err, 'start-after needs a position (digits) or now');
+      }
+      const total = await startRelayAfter(db, given, (done) => out(`marked ${done}…`));
+      out(`marked ${total} event(s) up to position ${given} as sent without relaying them`);
       return 0;
     }
     case 'pause':

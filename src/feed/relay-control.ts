@@ -65,3 +65,44 @@ export async function setPaused(
     [paused, reason],
   );
 }
+
+/**
+ * Turning the push relay on over a database with history: the consumer already has (or does not
+ * want) everything up to `position`, so those pending events are marked sent without a POST
+ * (`last_error` says so), in batches each its own commit. Events after it are relayed as usual;
+ * dead letters are left for `redrive`. Answers how many were marked.
+ */
+export async function startRelayAfter(
+  db: FeedQueryable,
+  position: string,
+  onProgress: (done: number) => void,
+  batchSize = 1000,
+): Promise<number> {
+  let done = 0;
+  for (;;) {
+    const result = await feedQuery(
+      db,
+      `UPDATE feed_events SET relay_state = 'sent', sent_at = now(), claimed_by = NULL,
+         claimed_until = NULL, next_attempt_at = NULL,
+         last_error = 'not relayed: the relay was started after position ' || $2::text
+       WHERE id IN (
+         SELECT id FROM feed_events
+         WHERE relay_state = 'pending' AND position IS NOT NULL AND position <= $2::bigint
+         ORDER BY position LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+      [batchSize, position],
+    );
+    done += result.rowCount ?? 0;
+    if ((result.rowCount ?? 0) === 0) return done;
+    onProgress(done);
+  }
+}
+
+/** The last position numbered so far (0 when none): what `start-after now` means. */
+export async function lastPosition(db: FeedQueryable): Promise<string> {
+  const result = await feedQuery<{ last: string | null }>(
+    db,
+    `SELECT position AS last FROM feed_events WHERE position IS NOT NULL
+     ORDER BY position DESC LIMIT 1`,
+  );
+  return result.rows[0]?.last ?? '0';
+}

@@ -208,6 +208,51 @@ describe('push relay', () => {
     await eventually(() => consumer.accepted().length === 1);
   }, 30_000);
 
+  it('when the relay is turned on over a history with start-after, then the history is not re-sent and later events are', async () => {
+    const { consumer, instance } = await consumerAndRelay();
+    await runFeedCommand(
+      instance.pool,
+      ['pause', 'turning on'],
+      () => {},
+      () => {},
+    );
+    await send(nppPayment()).expect(200);
+    await send(nppPayment()).expect(200);
+    await eventually(
+      async () =>
+        (await bed.database.query('SELECT 1 FROM feed_events WHERE position IS NOT NULL'))
+          .length === 2,
+    );
+    const lines: string[] = [];
+    expect(
+      await runFeedCommand(
+        instance.pool,
+        ['start-after', 'now'],
+        (l) => lines.push(l),
+        () => {},
+      ),
+    ).toBe(0);
+    expect(lines.at(-1)).toMatch(/^marked 2 event\(s\) up to position 2/);
+    expect(
+      await runFeedCommand(
+        instance.pool,
+        ['start-after', 'soon'],
+        () => {},
+        () => {},
+      ),
+    ).toBe(2);
+    await runFeedCommand(
+      instance.pool,
+      ['resume'],
+      () => {},
+      () => {},
+    );
+    await send(nppPayment()).expect(200);
+    await eventually(() => consumer.accepted().length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(consumer.accepted().map((e) => e.position)).toEqual([3]);
+  }, 30_000);
+
   it('when redrive names an event that is not a dead letter, then it says so and exits 1', async () => {
     const { instance } = await consumerAndRelay();
     const errors: string[] = [];
