@@ -150,6 +150,14 @@ const envSchema = z.object({
   PROVIDER_TIMEOUT_MS: integer(100, 120_000).default(15_000),
   PROVIDER_DIALECT: z.enum(DIALECT_SETTINGS).default('auto'),
   RECOVERY_INTERVAL_MS: integer(0, 86_400_000).default(300_000),
+  // Retention (docs/retention.md): days kept, 0 keeps for ever; the prune's schedule and budget.
+  RETENTION_RAW_DAYS: integer(0, 36_500).default(90),
+  RETENTION_FEED_DAYS: integer(0, 36_500).default(30),
+  RETENTION_RECOVERY_DAYS: integer(0, 36_500).default(90),
+  RETENTION_INTERVAL_MS: integer(0, 604_800_000).default(3_600_000),
+  RETENTION_BATCH_SIZE: integer(1, 10_000).default(1000),
+  RETENTION_BATCH_PAUSE_MS: integer(0, 60_000).default(100),
+  RETENTION_RUN_MAX_MS: integer(1000, 86_400_000).default(300_000),
   SIGNING_KEY: optionalText,
   SIGNING_KEY_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   SIGNING_KEY_ALLOW_HTTP: flag.default(false),
@@ -224,6 +232,21 @@ export interface Config {
   };
   /** Scheduled recovery: least time between runs; 0 turns it off. Off without credentials. */
   readonly recoveryIntervalMs: number;
+  /** How long raw requests, sent feed events and recovery records are kept (docs/retention.md). */
+  readonly retention: {
+    /** Raw body, headers and jsonb payload of deliveries (and handled quarantine rows); 0: kept. */
+    readonly rawDays: number;
+    /** Feed events sent by the relay this long ago; 0: kept. */
+    readonly feedDays: number;
+    /** Recovery attempts, runs, unreadable report rows and progress; 0: kept. */
+    readonly recoveryDays: number;
+    /** The scheduled prune: least time between runs; 0 turns it off. */
+    readonly intervalMs: number;
+    /** Rows per batch (one short transaction each), the pause between batches, a run's budget. */
+    readonly batchSize: number;
+    readonly batchPauseMs: number;
+    readonly runMaxMs: number;
+  };
   readonly signingKey:
     | { readonly kind: 'configured'; readonly text: string }
     | {
@@ -422,6 +445,15 @@ export function loadConfig(
       dialect: e.PROVIDER_DIALECT,
     }),
     recoveryIntervalMs: e.PROVIDER_API_KEY ? e.RECOVERY_INTERVAL_MS : 0,
+    retention: Object.freeze({
+      rawDays: e.RETENTION_RAW_DAYS,
+      feedDays: e.RETENTION_FEED_DAYS,
+      recoveryDays: e.RETENTION_RECOVERY_DAYS,
+      intervalMs: e.RETENTION_INTERVAL_MS,
+      batchSize: e.RETENTION_BATCH_SIZE,
+      batchPauseMs: e.RETENTION_BATCH_PAUSE_MS,
+      runMaxMs: e.RETENTION_RUN_MAX_MS,
+    }),
     signingKey: Object.freeze(
       e.SIGNING_KEY
         ? { kind: 'configured' as const, text: e.SIGNING_KEY }

@@ -7,6 +7,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { metricsRouter } from './http/observability.ts';
 import { projectDir } from './project-dir.ts';
 import { startScheduledRecovery } from './recovery/scheduled-recovery.ts';
+import { startScheduledPrune } from './retention/scheduled-prune.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createLogStream, type LogStream } from './log-stream.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -71,6 +72,12 @@ async function main(log: { stream?: LogStream }): Promise<void> {
     logger,
     registry: metrics.registry,
   });
+  const prune = startScheduledPrune({
+    config,
+    db: database.db,
+    logger,
+    registry: metrics.registry,
+  });
   const timeouts = config.server;
   const servers = [
     await listen(app, { port: config.port, host: config.host, timeouts, variable: 'PORT' }),
@@ -115,7 +122,7 @@ async function main(log: { stream?: LogStream }): Promise<void> {
     },
     release: async () => {
       keys.stop();
-      await recovery?.stop();
+      await Promise.all([recovery?.stop(), prune?.stop()]);
       await feed.stop();
       await database.close();
     },
