@@ -1,0 +1,247 @@
+-- Least-privilege roles for the Monoova webhook receiver (docs/operations.md, "Roles").
+--
+--   <prefix>_owner        owns the schema and every object in it; the migration job
+--                         (npm run migrate:prod) logs in as this role, nothing else does.
+--   <prefix>_receiver     the service at runtime (DATABASE_URL of every instance), and the
+--                         operator commands (npm run quarantine, feed, provider, recover, prune):
+--                         SELECT/INSERT/UPDATE exactly where the code writes (UPDATE on listed
+--                         columns where it sets only those), DELETE only where rows are claims
+--                         or retention removes them; no DDL, no TRUNCATE.
+--   <prefix>_feed_reader  a merchant's SQL consumer of the feed: SELECT on the `feed` view, and
+--                         nothing else (LISTEN feed_positions needs no privilege).
+--
+-- <prefix> is `monoova` unless the setting monoova.role_prefix says otherwise.
+--
+-- Plain SQL, idempotent: run it again whenever you like, and always after a migration job (it
+-- grants on the tables that job created, and takes back what default privileges gave too much).
+-- Run it in the receiver's database:
+--
+--   first time, as a superuser or the database's owner with CREATEROLE (creates the roles,
+--   locks the database and schema down, hands every existing object to the owner role):
+--     psql "$ADMIN_URL" -v ON_ERROR_STOP=1 -f deploy/sql/roles.sql
+--   after every migration job, as the owner role itself (it owns the tables, so it may grant):
+--     psql "$OWNER_URL" -v ON_ERROR_STOP=1 -f deploy/sql/roles.sql
+--
+-- Optional settings, read when present (SET them before the file, or PGOPTIONS='-c name=value'):
+--   monoova.role_prefix                   role names' prefix (default monoova)
+--   monoova.owner_password, monoova.receiver_password, monoova.feed_reader_password
+--       set that role's password on this run. Prefer psql's \password <role> (the password is
+--       hashed on the client and never appears in a statement or a server log), or your cloud
+--       provider's IAM authentication; a role created without one cannot log in by password.
+--
+-- Whoever runs it must be able to do what each section does; a section it has nothing to do
+-- in is skipped: roles that exist are left alone, the database and schema are changed only by
+-- a superuser or the database's owner, objects already owned by the owner role are not touched.
+
+BEGIN;
+
+DO $roles$
+DECLARE
+  prefix constant text := coalesce(nullif(current_setting('monoova.role_prefix', true), ''), 'monoova');
+  owner_role constant text := prefix || '_owner';
+  receiver_role constant text := prefix || '_receiver';
+  reader_role constant text := prefix || '_feed_reader';
+  password text;
+  is_superuser constant boolean := (SELECT rolsuper FROM pg_roles WHERE rolname = current_user);
+  owns_database constant boolean := pg_has_role(current_user,
+    (SELECT datdba FROM pg_database WHERE datname = current_database()), 'MEMBER');
+  object record;
+  relation record;
+  updatable text;
+BEGIN
+  ------------------------------------------------------------------------------------------
+  -- 1. The roles. Created once, with no superuser, database-creating, role-creating,
+  --    replication or RLS-bypassing attribute. A role that exists is never altered here
+  --    (an operator may have tuned it), except for a password asked for by setting.
+  ------------------------------------------------------------------------------------------
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = owner_role) THEN
+    EXECUTE format('CREATE ROLE %I LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS', owner_role);
+  END IF;
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = receiver_role) THEN
+    EXECUTE format('CREATE ROLE %I LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS', receiver_role);
+  END IF;
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = reader_role) THEN
+    -- A merchant's consumer cannot take the connections the receivers need (see the connection
+    -- budget), and its sessions are read-only even if a grant were ever given by mistake.
+    EXECUTE format('CREATE ROLE %I LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS CONNECTION LIMIT 5', reader_role);
+    EXECUTE format('ALTER ROLE %I SET default_transaction_read_only = on', reader_role);
+  END IF;
+  FOR object IN
+    SELECT * FROM (VALUES (owner_role, 'monoova.owner_password'),
+                          (receiver_role, 'monoova.receiver_password'),
+                          (reader_role, 'monoova.feed_reader_password')) AS p(role, setting)
+  LOOP
+    password := nullif(current_setting(object.setting, true), '');
+    IF password IS NOT NULL THEN
+      EXECUTE format('ALTER ROLE %I PASSWORD %L', object.role, password);
+    END IF;
+  END LOOP;
+
+  -- A non-superuser administrator (a managed database's admin user) must be able to act as the
+  -- owner role to give it the schema and objects, and to set its default privileges.
+  IF NOT is_superuser AND owns_database AND NOT pg_has_role(current_user, owner_role, 'MEMBER') THEN
+    EXECUTE format('GRANT %I TO CURRENT_USER', owner_role);
+  END IF;
+
+  ------------------------------------------------------------------------------------------
+  -- 2. The database: only these three roles connect (superusers always can). Other clients
+  --    (a monitoring user, a backup user) need their own GRANT CONNECT after this.
+  ------------------------------------------------------------------------------------------
+  IF is_superuser OR owns_database THEN
+    -- PUBLIC has CONNECT and TEMPORARY on every new database by default: take both back.
+    EXECUTE format('REVOKE ALL ON DATABASE %I FROM PUBLIC', current_database());
+    -- The owner connects to migrate; TEMPORARY because migrations backfill through pg_temp
+    -- functions and temporary tables (2026-11-22T01-00-00, 2026-11-24T03-00-00).
+    EXECUTE format('GRANT CONNECT, TEMPORARY ON DATABASE %I TO %I', current_database(), owner_role);
+    -- The runtime roles only connect: no temporary objects (the code makes none).
+    EXECUTE format('GRANT CONNECT ON DATABASE %I TO %I, %I', current_database(), receiver_role, reader_role);
+  ELSE
+    RAISE NOTICE 'database privileges left as they are (run as a superuser or the database''s owner to set them)';
+  END IF;
+
+  ------------------------------------------------------------------------------------------
+  -- 3. The schema (public, where the migrations create everything): the owner role owns it,
+  --    so it alone may create, alter and drop there.
+  ------------------------------------------------------------------------------------------
+  IF (SELECT nspowner::regrole::text FROM pg_namespace WHERE nspname = 'public') <> quote_ident(owner_role) THEN
+    EXECUTE format('ALTER SCHEMA public OWNER TO %I', owner_role);
+  END IF;
+  -- Nobody else creates objects there (the default since Postgres 15; a database upgraded from
+  -- an older version may still let PUBLIC create).
+  REVOKE CREATE ON SCHEMA public FROM PUBLIC;
+  -- The runtime roles may look names up in the schema; what they may do with each object is
+  -- granted per object below.
+  EXECUTE format('GRANT USAGE ON SCHEMA public TO %I, %I', receiver_role, reader_role);
+
+  ------------------------------------------------------------------------------------------
+  -- 4. Objects made before the owner role existed (by the old all-powerful user, MIGRATE_ON_START
+  --    under it): handed to the owner role, so later migrations (run as the owner) may alter
+  --    them. Extension members are left to their extension; sequences owned by a column move
+  --    with their table.
+  ------------------------------------------------------------------------------------------
+  FOR object IN
+    SELECT CASE c.relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW'
+             WHEN 'S' THEN 'SEQUENCE' WHEN 'f' THEN 'FOREIGN TABLE' ELSE 'TABLE' END AS kind,
+           format('%I.%I', n.nspname, c.relname) AS name
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
+      AND c.relowner <> to_regrole(quote_ident(owner_role))
+      AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_class'::regclass
+                        AND d.objid = c.oid AND d.deptype IN ('e', 'a', 'i'))
+    UNION ALL
+    SELECT CASE p.prokind WHEN 'p' THEN 'PROCEDURE' WHEN 'a' THEN 'AGGREGATE' ELSE 'FUNCTION' END,
+           p.oid::regprocedure::text
+    FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+    WHERE n.nspname = 'public' AND p.proowner <> to_regrole(quote_ident(owner_role))
+      AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass
+                        AND d.objid = p.oid AND d.deptype = 'e')
+  LOOP
+    EXECUTE format('ALTER %s %s OWNER TO %I', object.kind, object.name, owner_role);
+  END LOOP;
+
+  ------------------------------------------------------------------------------------------
+  -- 5. Default privileges: what a table the owner role creates later (the next migration)
+  --    gives the receiver before this file is run again and names it below. "The same" as a
+  --    written table: read, insert, update; never DELETE or TRUNCATE. A table new to this file
+  --    keeps these until it is added to the list (the roles test fails until it is).
+  ------------------------------------------------------------------------------------------
+  EXECUTE format('ALTER DEFAULT PRIVILEGES FOR ROLE %I IN SCHEMA public GRANT SELECT, INSERT, UPDATE ON TABLES TO %I', owner_role, receiver_role);
+  -- Identity columns (every migration so far) need no sequence privilege; a serial column's
+  -- sequence needs USAGE for the receiver's INSERT to draw from it.
+  EXECUTE format('ALTER DEFAULT PRIVILEGES FOR ROLE %I IN SCHEMA public GRANT USAGE ON SEQUENCES TO %I', owner_role, receiver_role);
+  -- Functions keep Postgres' default (EXECUTE for PUBLIC): the store statement calls
+  -- typed_row_differences(), the quarantine key's index quarantine_header_digest(), both pure.
+  -- The feed reader gets nothing by default: a new view for SQL consumers is granted here.
+
+  ------------------------------------------------------------------------------------------
+  -- 6. Every table and view the migrations make, with exactly what each role may do. ALL is
+  --    revoked first (from PUBLIC too), so a grant given by hand or by default privileges that
+  --    is not listed here goes. A relation that does not exist yet is skipped, and so is a
+  --    listed column that does not exist yet (run the file again after migrating). UPDATE is
+  --    granted on the listed columns only: the ones the code sets, nothing else.
+  --    Retention (the scheduled prune every instance runs, RETENTION_INTERVAL_MS, and
+  --    `npm run prune`; docs/retention.md) is the only reason for DELETE on records and for
+  --    UPDATE on a delivery's raw request; see docs/operations.md to take it from the receiver.
+  ------------------------------------------------------------------------------------------
+  FOR relation IN
+    SELECT * FROM (VALUES
+      -- Deliveries: written once by the store statement (INSERT … ON CONFLICT DO NOTHING
+      -- RETURNING, hence SELECT), read for deduplication, recovery, the feed. Never deleted.
+      -- UPDATE only to prune the raw request (raw_body, headers, payload set to null, pruned_at
+      -- set; its batch locks rows FOR UPDATE); the digest, id, event and times cannot change.
+      ('webhook_deliveries', 'SELECT, INSERT', '{raw_body,headers,payload,pruned_at}'::text[], ''),
+      -- Typed rows: inserted by the store statement, compared (SELECT) to find conflicts, read by
+      -- the feed, recovery and refunds. Never updated (a refund serialises on an advisory lock
+      -- named after the payment, not a row lock, so no UPDATE is needed).
+      ('npp_payments', 'SELECT, INSERT', '{}', ''),
+      ('payto_payments', 'SELECT, INSERT', '{}', ''),
+      ('credit_rejections', 'SELECT, INSERT', '{}', ''),
+      ('direct_credits', 'SELECT, INSERT', '{}', ''),
+      ('direct_credit_batches', 'SELECT, INSERT', '{}', ''),
+      -- A key re-sent with other content: inserted by the store statement (and the late-conflict
+      -- statement), read by the feed and the prune. Closing one (resolved_at, resolution) is an
+      -- operator's decision, made as the owner or a person's own role, not by the service.
+      ('conflicts', 'SELECT, INSERT', '{}', ''),
+      -- Refused deliveries: inserted by the pipeline; `npm run quarantine` re-drives or resolves
+      -- them (handled_*); the prune clears a handled row's body and headers (pruned_at). The
+      -- reasons, digest and event stay as received.
+      ('quarantined_deliveries', 'SELECT, INSERT', '{handled_at,handling,handled_note,raw_body,headers,pruned_at}', ''),
+      -- The feed's outbox: inserted by the store statement; the assigner numbers positions, the
+      -- relay claims (FOR UPDATE SKIP LOCKED) and records attempts, `npm run feed -- redrive`
+      -- resets dead letters: all UPDATEs (of the whole row's relay state). DELETE: the prune
+      -- removes events sent longer ago than RETENTION_FEED_DAYS.
+      ('feed_events', 'SELECT, INSERT, UPDATE, DELETE', '{}', ''),
+      -- One row, made by its migration: the relays read it, `npm run feed -- pause|resume` sets it.
+      ('feed_relay_control', 'SELECT, UPDATE', '{}', ''),
+      -- Recovery's record: each resend asked for (inserted, then its answer), each run (inserted
+      -- when it starts, completed when it ends), unreadable report rows (upserted: counted when
+      -- seen again); DELETE by the prune, past RETENTION_RECOVERY_DAYS.
+      ('recovery_attempts', 'SELECT, INSERT, UPDATE, DELETE', '{}', ''),
+      ('recovery_runs', 'SELECT, INSERT, UPDATE, DELETE', '{}', ''),
+      ('recovery_row_problems', 'SELECT, INSERT, UPDATE, DELETE', '{}', ''),
+      -- PayTo receipts no webhook brought: upserted by reconciliation, resolved. Never deleted.
+      ('payto_unmatched_receipts', 'SELECT, INSERT, UPDATE', '{}', ''),
+      -- Claims, not records, so DELETE: the recovery and retention leases are taken (upsert),
+      -- renewed and released (deleted); a day's reading position is upserted and deleted once
+      -- the day's report has been read to its end (or by the prune).
+      ('recovery_leases', 'SELECT, INSERT, UPDATE, DELETE', '{}', ''),
+      ('recovery_progress', 'SELECT, INSERT, UPDATE, DELETE', '{}', ''),
+      -- Refunds: reserved (INSERT) before the call, the outcome recorded (UPDATE, and the row
+      -- locked FOR UPDATE by a resumed run); a reservation whose request never left the process
+      -- is deleted (only `pending` with 0 attempts, by the code).
+      ('refunds', 'SELECT, INSERT, UPDATE, DELETE', '{}', ''),
+      -- Kysely's bookkeeping: the receiver with MIGRATE_ON_START=false reads which migrations
+      -- are applied and exits 2 if one it knows is missing; `npm run feed` and `quarantine` run
+      -- the migrator, which with nothing pending only reads both. Only the owner writes them.
+      ('kysely_migration', 'SELECT', '{}', ''),
+      ('kysely_migration_lock', 'SELECT', '{}', ''),
+      -- Views for people and SQL consumers. The service reads the tables, not these; nobody but
+      -- the owner may write through open_conflicts (a simple view is updatable).
+      ('payments_received', '', '{}', ''),
+      ('open_conflicts', '', '{}', ''),
+      -- The feed for SQL consumers: the view reads feed_events, webhook_deliveries and the typed
+      -- tables with its owner's rights, so the reader needs SELECT on the view alone, and sees
+      -- only what it shows (raw_body, headers, quarantine, refunds stay out of reach).
+      ('feed', '', '{}', 'SELECT')
+    ) AS r(name, receiver_privileges, receiver_update_columns, reader_privileges)
+  LOOP
+    CONTINUE WHEN to_regclass(format('public.%I', relation.name)) IS NULL;
+    EXECUTE format('REVOKE ALL ON TABLE public.%I FROM PUBLIC, %I, %I', relation.name, receiver_role, reader_role);
+    IF relation.receiver_privileges <> '' THEN
+      EXECUTE format('GRANT %s ON TABLE public.%I TO %I', relation.receiver_privileges, relation.name, receiver_role);
+    END IF;
+    SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO updatable
+    FROM pg_attribute a
+    WHERE a.attrelid = to_regclass(format('public.%I', relation.name))
+      AND a.attname = ANY (relation.receiver_update_columns) AND a.attnum > 0 AND NOT a.attisdropped;
+    IF updatable IS NOT NULL THEN
+      EXECUTE format('GRANT UPDATE (%s) ON TABLE public.%I TO %I', updatable, relation.name, receiver_role);
+    END IF;
+    IF relation.reader_privileges <> '' THEN
+      EXECUTE format('GRANT %s ON TABLE public.%I TO %I', relation.reader_privileges, relation.name, reader_role);
+    END IF;
+  END LOOP;
+END
+$roles$;
+
+COMMIT;
