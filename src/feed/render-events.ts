@@ -129,7 +129,7 @@ export async function renderEvents(
       : await feedQuery<DeliveryRow & { id: string }>(
           db,
           `SELECT id, webhook_id, received_at, NULL AS payload,
-             encode(raw_body, 'base64') AS payload_base64
+             CASE WHEN pruned_at IS NULL THEN encode(raw_body, 'base64') END AS payload_base64
            FROM quarantined_deliveries WHERE id = ANY($1::bigint[])`,
           [quarantined.map((e) => e.quarantine_id)],
         );
