@@ -48,7 +48,10 @@ export interface FetchedKeySourceOptions {
   random?: () => number;
 }
 
-/** `fetched`: same key as held; `changed`: a different key replaced it (or the first one came). */
+/**
+ * `fetched`: the first key of this process, or the same key as held; `changed`: a different key
+ * replaced the one held (a rotation: what the SigningKeyChanged alert counts, so not every start).
+ */
 export type KeyFetchResult = 'fetched' | 'changed' | 'failed';
 
 export function createFetchedKeySource(options: FetchedKeySourceOptions): SigningKeySource {
@@ -86,7 +89,7 @@ export function createFetchedKeySource(options: FetchedKeySourceOptions): Signin
       });
       const fingerprint = keyFingerprint(key);
       const changed = held !== undefined && held.fingerprint !== fingerprint;
-      options.onFetch?.(held?.fingerprint === fingerprint ? 'fetched' : 'changed');
+      options.onFetch?.(changed ? 'changed' : 'fetched');
       if (held?.fingerprint !== fingerprint) {
         held = { key, fingerprint, obtainedAt: now(), origin: 'fetched' };
       }
