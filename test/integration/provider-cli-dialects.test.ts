@@ -3,10 +3,9 @@ import { sydneyDay } from '../../src/provider/sydney-day.ts';
 import {
   CREDENTIALS,
   startTestSandbox,
-  subscribe,
   type TestSandbox,
 } from '../../tools/sandbox/test/support.ts';
-import { startSandboxReceiver, SUBSCRIPTION_SECRET } from '../support/provider-sandbox.ts';
+import { paymentStoredThroughSandbox } from '../support/provider-sandbox.ts';
 import { runScript } from '../support/receiver-process.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
@@ -29,18 +28,7 @@ async function provider(env: Record<string, string>, args: string[], extra = {})
 
 async function platformWithHistory(dialect: 'interface' | 'public') {
   const sandbox = await startTestSandbox({ dialect });
-  const receiver = await startSandboxReceiver(database.db, sandbox.url);
-  await subscribe(
-    sandbox.call,
-    `${receiver.url}/webhooks`,
-    ['NPPReceivePayment'],
-    SUBSCRIPTION_SECRET,
-  );
-  const paid = await sandbox.call('POST', '/sandbox/payments?wait=true', {
-    body: { event: 'NPPReceivePayment', amount: '25.00' },
-  });
-  await receiver.close();
-  expect(paid.status, paid.text).toBe(200);
+  const paid = await paymentStoredThroughSandbox(database.db, sandbox, { amount: '25.00' });
   // Both payments before the clock moves, so both reports are of the day they happened (the
   // sandbox's clock, moved 5 minutes, may be past Sydney midnight already).
   const day = sydneyDay(Date.now());
@@ -65,12 +53,11 @@ async function platformWithHistory(dialect: 'interface' | 'public') {
     },
   });
   expect(wallet.status, wallet.text).toBe(200);
-  const body = paid.body as { payment: { TransactionId: string }; webhookIds: string[] };
   return {
     sandbox,
     day,
-    transactionId: body.payment.TransactionId,
-    webhookId: body.webhookIds[0]!,
+    transactionId: paid.transactionId,
+    webhookId: paid.webhookId,
     walletNumber: (wallet.body as { accountNumber: string }).accountNumber,
   };
 }

@@ -6,15 +6,10 @@ import { withProviderTables } from '../../src/provider/tables.ts';
 import {
   CREDENTIALS,
   startTestSandbox,
-  subscribe,
   type TestSandbox,
 } from '../../tools/sandbox/test/support.ts';
 import { runScript } from '../support/receiver-process.ts';
-import {
-  sandboxProviderClient,
-  startSandboxReceiver,
-  SUBSCRIPTION_SECRET,
-} from '../support/provider-sandbox.ts';
+import { paymentStoredThroughSandbox, sandboxProviderClient } from '../support/provider-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
 /**
@@ -43,21 +38,8 @@ interface Fault {
 
 async function storedPayment(dialect: 'interface' | 'public') {
   const sandbox = await startTestSandbox({ dialect });
-  const receiver = await startSandboxReceiver(database.db, sandbox.url);
-  await subscribe(
-    sandbox.call,
-    `${receiver.url}/webhooks`,
-    ['NPPReceivePayment'],
-    SUBSCRIPTION_SECRET,
-  );
-  const answer = await sandbox.call('POST', '/sandbox/payments?wait=true', {
-    body: { event: 'NPPReceivePayment', amount: '40.00' },
-  });
-  await receiver.close();
-  expect(answer.status, answer.text).toBe(200);
+  const { transactionId } = await paymentStoredThroughSandbox(database.db, sandbox);
   await sandbox.call('POST', '/sandbox/clock', { body: { seconds: LATER_MS / 1000 } });
-  const transactionId = (answer.body as { payment: { TransactionId: string } }).payment
-    .TransactionId;
   return { sandbox, transactionId };
 }
 

@@ -7,7 +7,7 @@ import {
 import type { Db } from '../../src/storage/database.ts';
 import { createFetchedKeySource } from '../../src/verification/key-source.ts';
 import { closeServer } from '../../tools/sandbox/close-server.ts';
-import { CREDENTIALS } from '../../tools/sandbox/test/support.ts';
+import { CREDENTIALS, subscribe, type TestSandbox } from '../../tools/sandbox/test/support.ts';
 import { buildTestApp } from './test-app.ts';
 
 /** The shared secret the sandbox's subscriptions carry and the test receiver accepts. */
@@ -58,4 +58,32 @@ export async function startSandboxReceiver(
       await closeServer(server);
     },
   };
+}
+
+/**
+ * A payment the sandbox sends and the real receiver (on `db`) stores, as on the platform: the
+ * receiver subscribed, the notification delivered and answered before this returns.
+ */
+export async function paymentStoredThroughSandbox(
+  db: Db,
+  sandbox: TestSandbox,
+  fields: Record<string, unknown> = {},
+): Promise<{ transactionId: string; webhookId: string }> {
+  const receiver = await startSandboxReceiver(db, sandbox.url);
+  try {
+    await subscribe(
+      sandbox.call,
+      `${receiver.url}/webhooks`,
+      ['NPPReceivePayment'],
+      SUBSCRIPTION_SECRET,
+    );
+    const answer = await sandbox.call('POST', '/sandbox/payments?wait=true', {
+      body: { event: 'NPPReceivePayment', amount: '40.00', ...fields },
+    });
+    if (answer.status !== 200) throw new Error(`sandbox payment: ${answer.text}`);
+    const body = answer.body as { payment: { TransactionId: string }; webhookIds: string[] };
+    return { transactionId: body.payment.TransactionId, webhookId: body.webhookIds[0] ?? '' };
+  } finally {
+    await receiver.close();
+  }
 }
