@@ -18,14 +18,36 @@ export interface ExportQuarantineOptions {
   since?: Date;
   /** Only this row (quarantined_deliveries.id). */
   id?: string;
-  /** The platform key that verified the deliveries; recorded as each file's publicKey. */
-  publicKey: KeyObject;
+  /**
+   * The platform key that verified the deliveries, recorded as each file's publicKey; or several
+   * keys, of which each row gets the one it was verified with (its fingerprint, else the one that
+   * verifies its signature).
+   */
+  publicKey: KeyObject | readonly KeyObject[];
+}
+
+type Filter = Pick<ExportQuarantineOptions, 'since' | 'id'>;
+
+function selectRows(db: Db, options: Filter) {
+  let query = db.selectFrom('quarantined_deliveries').orderBy('id');
+  if (options.since) query = query.where('received_at', '>=', options.since);
+  if (options.id !== undefined) query = query.where('id', '=', options.id);
+  return query;
+}
+
+/** The fingerprints of the keys that verified the rows to export (null: the row does not say). */
+export async function quarantinedFingerprints(db: Db, options: Filter): Promise<(string | null)[]> {
+  const rows = await selectRows(db, options).select('signing_key_fingerprint').execute();
+  return [...new Set(rows.map((row) => row.signing_key_fingerprint))];
 }
 
 export interface ExportQuarantineResult {
   written: { id: string; file: string }[];
-  /** `key`: not verified by the key given, so not written; `exists`: already exported. */
-  skipped: { id: string; kind: 'key' | 'exists'; reason: string }[];
+  /**
+   * `key`: not verified by the key given, so not written; `exists`: already exported;
+   * `unsigned`: no signature kept (its body and headers pruned by retention), nothing to replay.
+   */
+  skipped: { id: string; kind: 'key' | 'exists' | 'unsigned'; reason: string }[];
 }
 
 /**
@@ -39,23 +61,44 @@ export async function exportQuarantine(
   db: Db,
   options: ExportQuarantineOptions,
 ): Promise<ExportQuarantineResult> {
-  let query = db.selectFrom('quarantined_deliveries').selectAll().orderBy('id');
-  if (options.since) query = query.where('received_at', '>=', options.since);
-  if (options.id !== undefined) query = query.where('id', '=', options.id);
-  const rows = await query.execute();
+  const rows = await selectRows(db, options).selectAll().execute();
 
   const result: ExportQuarantineResult = { written: [], skipped: [] };
-  const publicKey = providerHex(options.publicKey);
+  const keys = (Array.isArray(options.publicKey) ? options.publicKey : [options.publicKey]).map(
+    (key: KeyObject) => ({ key, fingerprint: keyFingerprint(key) }),
+  );
   await mkdir(options.outDir, { recursive: true });
   for (const row of rows) {
     const headers = captureHeaders(row.headers);
+    if (headers['verification-signature'] === undefined) {
+      result.skipped.push({
+        id: row.id,
+        kind: 'unsigned',
+        reason:
+          'no Verification-Signature kept (body and headers pruned by retention?): nothing a replay could verify',
+      });
+      continue;
+    }
     const signature = decodeSignature(headers['verification-signature']);
-    if (!signature || !verifySignature(row.raw_body, signature, options.publicKey)) {
+    // The key the receiver verified it with first, then any other that verifies it.
+    const ordered = [
+      ...keys.filter((k) => k.fingerprint === row.signing_key_fingerprint),
+      ...keys.filter((k) => k.fingerprint !== row.signing_key_fingerprint),
+    ];
+    const verifying = signature
+      ? ordered.find((k) => verifySignature(row.raw_body, signature, k.key))
+      : undefined;
+    if (!verifying) {
       const signedBy = row.signing_key_fingerprint?.slice(0, 16) ?? 'unknown';
+      const tried = !Array.isArray(options.publicKey)
+        ? `the key given (${keys[0]?.fingerprint.slice(0, 16)}…) does not verify it`
+        : keys.length === 0
+          ? 'no key at hand'
+          : `none of the keys at hand (${keys.map((k) => `${k.fingerprint.slice(0, 16)}…`).join(', ')}) verifies it`;
       result.skipped.push({
         id: row.id,
         kind: 'key',
-        reason: `the key given (${keyFingerprint(options.publicKey).slice(0, 16)}…) does not verify it; it was verified by ${signedBy}…`,
+        reason: `${tried}; it was verified by ${signedBy}…`,
       });
       continue;
     }
@@ -77,7 +120,7 @@ export async function exportQuarantine(
       eventName: row.event_name,
       headers,
       ...bodyField(row.raw_body),
-      publicKey,
+      publicKey: providerHex(verifying.key),
       expected: {
         status: 200,
         outcome: 'stored',

@@ -8,6 +8,7 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { answerWords } from './answer-words.ts';
 import { captureFilesAt, loadCaptureFile } from './capture-files.ts';
 import {
   replayCaptures,
@@ -49,13 +50,20 @@ async function main(): Promise<number> {
   console.log(
     `\n${summary.files} replayed to ${values.url}: ${summary.matched} as expected, ${summary.differed} different`,
   );
+  if (summary.duplicates > 0)
+    console.log(
+      `${summary.duplicates} answered duplicate (already stored): the receiver already had them, so this replay did not validate or store them again`,
+    );
   return summary.differed > 0 && !values['report-only'] ? 1 : 0;
 }
 
 function describe(result: ReplayResult): string {
   const verdict = result.differences.length === 0 ? 'ok  ' : 'DIFF';
+  const words = answerWords(result.description);
   const answer =
-    result.status === undefined ? 'no answer' : `${result.status} ${result.envelopeStatus ?? '-'}`;
+    result.status === undefined
+      ? 'no answer'
+      : `${result.status} ${result.envelopeStatus ?? '-'}${words === undefined ? '' : `: ${words}`}`;
   const expected =
     result.expectedStatus === undefined ? '' : ` (expected ${result.expectedStatus})`;
   const why =

@@ -5,6 +5,7 @@ import type { LoadedCapture } from './capture-files.ts';
 import type { CapturedDelivery } from '../../src/common/captured-delivery.ts';
 import { differencesFromExpected } from '../../src/common/expected-answer.ts';
 import { envelopeStatus, postBytes } from '../common/post-delivery.ts';
+import { answerKind, envelopeDescription, type AnswerKind } from './answer-words.ts';
 
 export interface ReplayOptions {
   /** The receiver's base URL; deliveries go to `<url>/webhooks/<eventName>`. */
@@ -25,6 +26,10 @@ export interface ReplayResult {
   expectedStatus: number | undefined;
   status: number | undefined;
   envelopeStatus: string | undefined;
+  /** The envelope's `statusDescription` ("Delivery stored", "Delivery already received", ...). */
+  description?: string;
+  /** What that description means, when it is one of the receiver's delivery answers. */
+  answer?: AnswerKind;
   /** Why the answer is not the file's expected one (or why nothing was sent); empty: it matches. */
   differences: string[];
 }
@@ -65,10 +70,14 @@ async function replayOne(
       ...(options.agent && { agent: options.agent }),
     });
     const observed = { status: answer.status, envelopeStatus: envelopeStatus(answer.body) };
+    const description = envelopeDescription(answer.body);
+    const kind = answerKind(description);
     return {
       file,
       expectedStatus,
       ...observed,
+      ...(description !== undefined && { description }),
+      ...(kind !== undefined && { answer: kind }),
       differences: differencesFromExpected(delivery.expected, observed),
     };
   } catch (error) {
@@ -111,9 +120,12 @@ export interface ReplaySummary {
   files: number;
   matched: number;
   differed: number;
+  /** Answered 200 "Delivery already received": the receiver had them before this replay. */
+  duplicates: number;
 }
 
 export function summariseReplay(results: readonly ReplayResult[]): ReplaySummary {
   const matched = results.filter((result) => result.differences.length === 0).length;
-  return { files: results.length, matched, differed: results.length - matched };
+  const duplicates = results.filter((result) => result.answer === 'duplicate').length;
+  return { files: results.length, matched, differed: results.length - matched, duplicates };
 }

@@ -30,6 +30,8 @@ const USAGE = `usage: npm run simulate -- [options]
                             receiver that cached the key keeps verifying across runs)
   --keep-serving            keep the key endpoint up after sending, until Ctrl-C
   --seed <n>                the same seed sends the same bytes (default: random)
+  --progress-interval-ms <n> while waiting (retries, --rate, answers), a progress line on stderr
+                            at most this often (default 5000; 0: none)
   --verbose                 one line per answer
   --help                    this text`;
 
@@ -43,9 +45,13 @@ function number(name: string, text: string | undefined, fallback: number, max = 
   return value;
 }
 
-function parse(
-  argv: string[],
-): (SimulateOptions & { keepServing: boolean; verbose: boolean }) | 'help' {
+type CliOptions = SimulateOptions & {
+  keepServing: boolean;
+  verbose: boolean;
+  progressIntervalMs: number;
+};
+
+function parse(argv: string[]): CliOptions | 'help' {
   const string = { type: 'string' } as const;
   const flag = { type: 'boolean', default: false } as const;
   const { values: v } = parseArgs({
@@ -68,6 +74,7 @@ function parse(
       'save-key': flag,
       'keep-serving': flag,
       seed: string,
+      'progress-interval-ms': string,
       verbose: flag,
       help: flag,
     },
@@ -98,12 +105,13 @@ function parse(
     saveKey: v['key-file'] === undefined || v['save-key'],
     keepServing: v['keep-serving'],
     verbose: v.verbose,
+    progressIntervalMs: number('progress-interval-ms', v['progress-interval-ms'], 5000),
     seed: number('seed', v.seed, randomInt(2 ** 31), 2 ** 32 - 1),
   };
 }
 
 async function main(): Promise<number> {
-  let options: Exclude<ReturnType<typeof parse>, 'help'>;
+  let options: CliOptions;
   try {
     const parsed = parse(process.argv.slice(2));
     if (parsed === 'help') {
@@ -117,6 +125,10 @@ async function main(): Promise<number> {
   }
   const simulator = await startSimulator({
     ...options,
+    progress: {
+      intervalMs: options.progressIntervalMs,
+      write: (line) => process.stderr.write(`${line}\n`),
+    },
     ...(options.verbose && {
       onAttempt: (send, status, retry) =>
         console.log(

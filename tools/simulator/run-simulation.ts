@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { postBytes } from '../common/post-delivery.ts';
 import type { PlannedSend } from './plan.ts';
+import { createProgress, type ProgressOptions } from './progress.ts';
 import { countAttempt, countFinal, emptySummary, type SimulationSummary } from './summary.ts';
 import { concurrencyLimit, pacer, sleep } from './throttle.ts';
 
@@ -17,6 +18,11 @@ export interface RunOptions {
   timeoutMs: number;
   /** Told about every attempt, e.g. for a progress line. */
   onAttempt?: (send: PlannedSend, status: number | undefined, retry: boolean) => void;
+  /**
+   * While the run waits (retries, --rate, answers), a line at most every `intervalMs` saying
+   * what for, how long is left and the counts so far (the CLI: stderr, every 5 s).
+   */
+  progress?: ProgressOptions;
 }
 
 /** The platform never retries a 400 or 401: the receiver has said the delivery is wrong. */
@@ -34,12 +40,18 @@ export async function runSimulation(
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
   const base = new URL(options.url);
   if (!base.pathname.endsWith('/')) base.pathname += '/';
+  const progress = createProgress(
+    options.progress ?? { intervalMs: 0, write: () => {} },
+    summary,
+    options,
+  );
 
   const attempt = (send: PlannedSend, retry: boolean) =>
     limit(async () => {
       const { notification } = send;
       let status: number | undefined;
       let error: string | undefined;
+      progress.requestStarted();
       try {
         const answer = await postBytes(new URL(`webhooks/${notification.eventName}`, base), {
           headers: headersFor(notification, options.secret),
@@ -50,6 +62,8 @@ export async function runSimulation(
         status = answer.status;
       } catch (cause) {
         error = (cause as Error).message || (cause as { code?: string }).code || 'network error';
+      } finally {
+        progress.requestEnded();
       }
       countAttempt(summary, status, retry);
       options.onAttempt?.(send, status, retry);
@@ -59,16 +73,26 @@ export async function runSimulation(
   try {
     await Promise.all(
       plan.map(async (send) => {
-        await pace();
+        let paced = false;
+        await pace((at) => {
+          paced = true;
+          progress.paced(at);
+        });
+        if (paced) progress.started();
         let answer = await attempt(send, false);
         if (answer.status === undefined || !FINAL.has(answer.status)) {
+          const at = performance.now() + options.retryDelayMs;
+          progress.retryScheduled(at);
           await sleep(options.retryDelayMs);
+          progress.retryStarted(at);
           answer = await attempt(send, true);
         }
         countFinal(summary, send, answer.status, answer.error);
+        progress.finished();
       }),
     );
   } finally {
+    progress.stop();
     agent.destroy();
   }
   summary.durationMs = Math.round(performance.now() - started);

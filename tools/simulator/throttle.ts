@@ -16,18 +16,20 @@ export function concurrencyLimit(limit: number): <T>(task: () => Promise<T>) => 
 
 /**
  * At most `perSecond` starts a second, evenly spaced (0: no limit). Each call reserves the next
- * free moment at once, so callers are paced in the order they called.
+ * free moment at once, so callers are paced in the order they called; `reserved` is told that
+ * moment (on the `now` clock) when the caller has to wait for it.
  */
 export function pacer(
   perSecond: number,
   now: () => number = performance.now.bind(performance),
-): () => Promise<void> {
+): (reserved?: (at: number) => void) => Promise<void> {
   const interval = perSecond > 0 ? 1000 / perSecond : 0;
   let next = 0;
-  return () => {
+  return (reserved) => {
     if (interval === 0) return Promise.resolve();
     const at = Math.max(now(), next);
     next = at + interval;
+    if (at > now()) reserved?.(at);
     return sleep(at - now());
   };
 }

@@ -15,7 +15,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { answerWords, DESCRIPTIONS } from '../answer-words.ts';
 import { captureFilesAt, loadCaptureFile } from '../capture-files.ts';
+import { duplicate, quarantined } from '../../../src/delivery/delivery-answers.ts';
 import { parseCapturedDelivery } from '../../../src/common/captured-delivery.ts';
 import { exportQuarantine } from '../export-quarantine.ts';
 import { replayCaptures, summariseReplay, webhookIdCounter } from '../replay-deliveries.ts';
@@ -136,7 +138,7 @@ describe('replay', () => {
     expect(unreachable[0]?.differences).toEqual([
       expect.stringMatching(/^no answer: .*ECONNREFUSED/),
     ]);
-    expect(summariseReplay(results)).toEqual({ files: 2, matched: 0, differed: 2 });
+    expect(summariseReplay(results)).toEqual({ files: 2, matched: 0, differed: 2, duplicates: 0 });
   });
 
   it('when the CLI finds a different answer, then it exits 1, and 0 with --report-only', async () => {
@@ -155,11 +157,60 @@ describe('replay', () => {
     const reportOnly = await runCli([folder, '--url', url, '--report-only']);
 
     expect(failing.code).toBe(1);
-    expect(failing.stdout).toMatch(/ok {3}a\.json: 401 Unauthorised \(expected 401\)/);
-    expect(failing.stdout).toMatch(/DIFF b\.json: 401 Unauthorised \(expected 200\)/);
+    expect(failing.stdout).toMatch(
+      /ok {3}a\.json: 401 Unauthorised: "Authorisation or signature check failed" \(expected 401\)/,
+    );
+    expect(failing.stdout).toMatch(/DIFF b\.json: 401 Unauthorised: ".*" \(expected 200\)/);
     expect(failing.stdout).toMatch(/2 replayed to .*: 1 as expected, 1 different/);
     expect(reportOnly.code).toBe(0);
   }, 60_000);
+});
+
+describe('replay says what the receiver answered', () => {
+  it('when a delivery is replayed twice, then the first is answered stored and the second duplicate (already stored), each line and the summary saying so', async () => {
+    const url = await serve();
+    const folder = mkdtempSync(path.join(dir, 'twice-'));
+    for (const name of ['a', 'b'])
+      copyFileSync(
+        path.join(FIXTURES, 'npp-receive-payment.iso-date-numeric-amount.json'),
+        path.join(folder, `${name}.json`),
+      );
+    copyFileSync(
+      path.join(FIXTURES, 'npp-receive-payment.refused-amount-ten.json'),
+      path.join(folder, 'c.json'),
+    );
+
+    const results = await replayCaptures(captureFilesAt(folder).map(loadCaptureFile), { url });
+    const cli = await runCli([folder, '--url', url]);
+
+    expect(results.map((r) => [r.status, r.answer, r.description])).toEqual([
+      [200, 'stored', DESCRIPTIONS.stored],
+      [200, 'duplicate', DESCRIPTIONS.duplicate],
+      [400, 'quarantined', DESCRIPTIONS.quarantined],
+    ]);
+    expect(summariseReplay(results)).toMatchObject({ matched: 3, duplicates: 1 });
+    // The CLI ran second: the receiver has both bodies by now.
+    expect(cli.code).toBe(0);
+    expect(cli.stdout.split('\n').slice(0, 3)).toEqual([
+      'ok   a.json: 200 Ok: duplicate (already stored) (expected 200)',
+      'ok   b.json: 200 Ok: duplicate (already stored) (expected 200)',
+      'ok   c.json: 400 BadRequest: quarantined (expected 400)',
+    ]);
+    expect(cli.stdout).toContain(
+      '2 answered duplicate (already stored): the receiver already had them, so this replay did not validate or store them again',
+    );
+    expect(await bed.database.count('webhook_deliveries')).toBe(1);
+  }, 60_000);
+
+  it("when the receiver's answers are named, then the texts are the receiver's own", () => {
+    expect(DESCRIPTIONS.duplicate).toBe(duplicate({ webhookId: '1' }, '', undefined).description);
+    expect(DESCRIPTIONS.quarantined).toBe(quarantined([], {}).description);
+    expect(answerWords(DESCRIPTIONS.duplicate)).toBe('duplicate (already stored)');
+    expect(answerWords('Signing key unavailable; retry later')).toBe(
+      '"Signing key unavailable; retry later"',
+    );
+    expect(answerWords(undefined)).toBeUndefined();
+  });
 });
 
 async function runCli(args: string[]): Promise<{ code: number; stdout: string }> {

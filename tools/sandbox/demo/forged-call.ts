@@ -7,7 +7,10 @@ import { signBody as signDelivery } from '../../../src/common/signing.ts';
  * signed with a key of its own, straight to the receiver. The receiver must answer 401 and
  * store nothing.
  */
-export async function sendForgedPayment(receiver: string, secret: string): Promise<number> {
+export async function sendForgedPayment(
+  receiver: string,
+  secret: string,
+): Promise<{ status: number; body: string }> {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const body = Buffer.from(
     JSON.stringify({
@@ -26,5 +29,5 @@ export async function sendForgedPayment(receiver: string, secret: string): Promi
     body,
     timeoutMs: 10_000,
   });
-  return answer.status;
+  return { status: answer.status, body: answer.body.toString('utf8', 0, 500) };
 }

@@ -1,5 +1,6 @@
 import { sandboxClient, type Call } from '../client.ts';
 import { SUBSCRIBABLE_EVENTS } from '../validation/subscription-schema.ts';
+import { attemptsOf, type AttemptView } from './attempts.ts';
 import { sendForgedPayment } from './forged-call.ts';
 import { refundsAndReports, type Created, type Delivery } from './day-end.ts';
 import { createTally, type Tally } from './tally.ts';
@@ -77,7 +78,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     const answer = await call('POST', '/sandbox/rejections?wait=true', {
       body: { event, records: amounts.map((amount) => ({ amount })) },
     });
-    report(tally, event, answer.body.deliveries as Delivery[]);
+    await report(call, tally, event, answer.body.deliveries as Delivery[]);
   }
   print(
     '\n5. A lost answer: the platform stops waiting, retries once; the receiver has it already',
@@ -87,10 +88,9 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     body: { event: 'NPPReceivePayment', amount: '60.00' },
   });
   for (const d of lost.body.deliveries as Delivery[]) {
-    tally.count(d.lastResponseCode);
-    tally.check(
-      `${d.eventName} Webhookid ${d.webhookId}, retried ${d.retryCount}x`,
-      d.lastResponseCode,
+    tally.attempts(
+      `${d.eventName} Webhookid ${d.webhookId}`,
+      await attemptsOf(call, d.webhookId),
       200,
     );
   }
@@ -98,14 +98,16 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   const first = npp[0]?.webhookIds[0] ?? '';
   await call('POST', `/subscriptions/v2/resend/${first}`);
   const resent = await waitForResend(call, first);
-  tally.count(resent);
-  tally.check(`resend of Webhookid ${first}: receiver answered`, resent, 200);
+  tally.attempts(`Webhookid ${first}`, resent ? [resent] : [], 200);
   print(
     "\n7. A forged payment (signed with a key that is not the platform's), sent straight to the receiver",
   );
-  let forged = await sendForgedPayment(receiver, options.secret);
-  tally.count(forged);
-  if (forged === 503) {
+  const forge = async (kind: AttemptView['kind']): Promise<AttemptView> => {
+    const answer = await sendForgedPayment(receiver, options.secret);
+    return { kind, responseCode: answer.status, responseBody: answer.body };
+  };
+  const forged = [await forge('first')];
+  if (forged[0]?.responseCode === 503) {
     // The receiver fetched its key moments ago (it may have just started), so it cannot yet tell
     // this failure from a key rotation: 503, never a final 401 that would lose a genuine
     // delivery. Retried like the platform would, once its key-refetch throttle (at most 10 s) is over.
@@ -113,13 +115,14 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       '  503: the key was fetched moments ago, so this could still be a key rotation; retrying after the refetch throttle, as the platform retries',
     );
     await new Promise((resolve) => setTimeout(resolve, FORGED_RETRY_DELAY_MS));
-    forged = await sendForgedPayment(receiver, options.secret);
-    tally.count(forged);
+    forged.push(await forge('retry'));
   }
-  tally.check('forged payment: receiver answered', forged, 401);
+  tally.attempts('forged payment', forged, 401);
   await refundsAndReports(call, tally, npp);
+  // Every attempt's answer, the platform's retries included.
+  const unanswered = tally.unanswered();
   print(
-    `\nReceiver answers: ${[...tally.answers()].map(([code, n]) => `${code} ×${n}`).join(', ')}`,
+    `\nReceiver answers: ${[...tally.answers()].map(([code, n]) => `${code} ×${n}`).join(', ')}${unanswered > 0 ? `; attempts without an answer: ${unanswered}` : ''}`,
   );
   print(
     tally.failures() === 0
@@ -138,27 +141,30 @@ async function deliverEach(
   for (const payment of payments) {
     const { body } = await call('POST', '/sandbox/payments?wait=true', { body: payment });
     created.push(body as unknown as Created);
-    report(tally, `${payment.event} ${payment.amount}`, body.deliveries as Delivery[]);
+    await report(call, tally, `${payment.event} ${payment.amount}`, body.deliveries as Delivery[]);
   }
   return created;
 }
 
-function report(tally: Tally, label: string, deliveries: Delivery[]): void {
+/** Each notification with every attempt's answer: a first 503 stored on the retry says so. */
+async function report(
+  call: Call,
+  tally: Tally,
+  label: string,
+  deliveries: Delivery[],
+): Promise<void> {
   for (const d of deliveries) {
-    tally.count(d.lastResponseCode);
-    tally.check(`${label} → Webhookid ${d.webhookId}: receiver answered`, d.lastResponseCode, 200);
+    tally.attempts(`${label} → Webhookid ${d.webhookId}`, await attemptsOf(call, d.webhookId), 200);
   }
 }
 
-async function waitForResend(call: Call, webhookId: string): Promise<number> {
+async function waitForResend(call: Call, webhookId: string): Promise<AttemptView | undefined> {
   for (let i = 0; i < 100; i += 1) {
     const { body } = await call('GET', `/sandbox/deliveries?webhookId=${webhookId}`);
-    const [d] = body.deliveries as (Delivery & {
-      attempts: { kind: string; responseCode?: number }[];
-    })[];
-    const resend = d?.attempts.find((a) => a.kind === 'resend');
-    if (resend && d?.status !== 'Pending') return resend.responseCode ?? 0;
+    const [d] = body.deliveries as (Delivery & { attempts: AttemptView[] })[];
+    const resend = d?.attempts.findLast((a) => a.kind === 'resend');
+    if (resend && d?.status !== 'Pending') return resend;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return 0;
+  return undefined;
 }

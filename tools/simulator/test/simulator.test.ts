@@ -1,8 +1,11 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger.ts';
 import { startKeyServer } from '../../../src/common/key-server.ts';
@@ -264,4 +267,106 @@ describe('simulator', () => {
       new Set(['npp-credit-rejections-array', 'npp-credit-rejections-single-object', 'not-json']),
     );
   });
+});
+
+describe('simulator progress', () => {
+  const PROJECT = fileURLToPath(new URL('../../..', import.meta.url));
+
+  it('when deliveries wait for their retry, then a line every interval says what for, how long is left and the counts so far', async () => {
+    const key = await loadOrCreateSigningKey({});
+    const deliveries = planSimulation(
+      { ...plan, count: 3, duplicateRatio: 0, badSignatureRatio: 0, malformedRatio: 0 },
+      key.privateKey,
+    );
+    const lines: string[] = [];
+
+    const started = performance.now();
+    const summary = await runSimulation(deliveries, {
+      ...run('http://127.0.0.1:9'),
+      retryDelayMs: 1500,
+      progress: { intervalMs: 250, write: (line) => lines.push(line) },
+    });
+    const took = performance.now() - started;
+
+    expect(summary).toMatchObject({ sent: 6, retried: 3, lost: 3 });
+    // Bounded: at most one line per interval, and the wait was not silent.
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    expect(lines.length).toBeLessThanOrEqual(Math.ceil(took / 250) + 1);
+    expect(lines[0]).toMatch(
+      /^simulate: waiting: 3 deliveries for the one retry \(the platform's, 2 s after a failure\), due in [12] s; 0 of 3 deliveries done; sent 3: 200 0, 400 0, 401 0, 5xx 0, other 0, network errors 3$/,
+    );
+    const left = lines.map((line) => Number(/due in (\d+) s/.exec(line)?.[1] ?? -1));
+    expect(left.filter((s) => s >= 0).length).toBeGreaterThanOrEqual(3);
+    expect([...left].sort((a, b) => b - a)).toEqual(left);
+  });
+
+  it('when --rate holds deliveries back, then the lines say how many and when the last one starts; a quick run prints none', async () => {
+    const simulator = await startSimulator({
+      ...plan,
+      count: 6,
+      duplicateRatio: 0,
+      badSignatureRatio: 0,
+      malformedRatio: 0,
+      ...run('http://placeholder'),
+      keyHost: '127.0.0.1',
+      keyPort: 0,
+    });
+    cleanup.push(() => simulator.keyServer.close());
+    const keys = fetchedKeys(simulator.keyServer.url);
+    await keys.start();
+    const url = await serveReceiver(keys);
+    const paced: string[] = [];
+    const quick: string[] = [];
+
+    const slow = await simulator.run({
+      url,
+      rate: 4,
+      progress: { intervalMs: 300, write: (line) => paced.push(line) },
+    });
+    await simulator.run({
+      url,
+      progress: { intervalMs: 5000, write: (line) => quick.push(line) },
+    });
+
+    expect(slow).toMatchObject({ answers: { 200: 6 }, lost: 0 });
+    expect(paced[0]).toMatch(
+      /waiting: \d held back by --rate, last starts in [12] s; \d of 6 deliveries done/,
+    );
+    expect(quick).toEqual([]);
+  });
+
+  it('when the CLI waits for a retry, then its progress lines go to stderr, apart from the summary on stdout', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'simulator-cli-'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    const args = [
+      '--import',
+      'tsx',
+      'tools/simulator/cli.ts',
+      '--url',
+      'http://127.0.0.1:9',
+      '--count',
+      '2',
+      '--retry-delay-ms',
+      '1500',
+      '--progress-interval-ms',
+      '400',
+      '--key-port',
+      '0',
+      '--key-file',
+      path.join(dir, 'key.pem'),
+      '--save-key',
+    ];
+
+    const failed = await promisify(execFile)(process.execPath, args, { cwd: PROJECT }).catch(
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+
+    expect(failed).toMatchObject({ code: 1 });
+    const { stdout, stderr } = failed as { stdout: string; stderr: string };
+    expect(stderr).toMatch(
+      /simulate: waiting: 2 deliveries for the one retry \(the platform's, 2 s after a failure\), due in \d s; 0 of 2 deliveries done; sent 2: .*network errors 2/,
+    );
+    expect(stdout).not.toContain('simulate: waiting');
+    expect(stdout).toMatch(/lost 2, forged accepted 0/);
+  }, 30_000);
 });
