@@ -322,7 +322,9 @@ export const recoveryAttemptsStep: PruneStep = {
         ),
         gone AS (
           DELETE FROM recovery_attempts a
-          WHERE a.webhook_id IN (SELECT webhook_id FROM old)
+          -- An array, not IN (subquery): every planner then probes the webhook index for the
+          -- batch's ids (a semi join may hash the whole table instead: Postgres 18 does).
+          WHERE a.webhook_id = ANY (ARRAY(SELECT DISTINCT webhook_id FROM old))
             AND NOT EXISTS (
               SELECT 1 FROM recovery_attempts recent
               WHERE recent.webhook_id = a.webhook_id
