@@ -56,7 +56,7 @@ export interface UnverifiedBodiesOptions {
   /** Description of the 503 for a body that was on probation and is refused. */
   refusal: string;
   /**
-   * Ends a request that lost its place, with `error` (408 evicted, 503 refused): releases what
+   * Ends a request that lost its place, with `error` (503: evicted, or refused): releases what
    * its body holds before it returns (the next request may be waiting for it), then answers and
    * closes its connection.
    */
@@ -83,7 +83,7 @@ export const EVICTED_DESCRIPTION = 'Request body too slow; its slot went to anot
  *
  * - Slots (`max`): a body being read holds one. When all are taken, a newcomer takes the slot
  *   of the holder that has been reading longest, if it is past the grace period; that one is
- *   evicted (408, connection closed, its memory released at once). A slot holder within the
+ *   evicted (503 + Retry-After, connection closed, its memory released at once). A slot holder within the
  *   grace period is never evicted, so a genuine body that is in within it always completes.
  * - Probation (`probation` places): when every slot is held by a body within its grace period
  *   (slow senders that keep reconnecting renew theirs all the time), the newcomer still reads
@@ -145,7 +145,8 @@ export function unverifiedBodies(options: UnverifiedBodiesOptions): UnverifiedBo
     if (oldest === undefined || now() - oldest.since <= graceMs) return false;
     release(oldest.res);
     options.evicted.inc();
-    options.stop(oldest.req, oldest.res, new ReceiverError('request-timeout', EVICTED_DESCRIPTION));
+    // Our budget, not the sender's fault: a 5xx, which the platform retries (a 4xx it may not).
+    options.stop(oldest.req, oldest.res, new ReceiverError('overloaded', EVICTED_DESCRIPTION));
     return true;
   };
 

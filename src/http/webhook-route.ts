@@ -100,7 +100,7 @@ export function webhookRoutes(
     evicted: deps.metrics.unverifiedBodiesEvicted,
     refusal: 'Too many unverified request bodies in progress; retry later',
     stop(req, res, error) {
-      // Answered (408 or 503) and the connection closes; its bytes are released before this
+      // Answered (503) and the connection closes; its bytes are released before this
       // returns. A request whose body is not being read any more is answering already: cut.
       if (!abortBodyRead(res, error)) req.socket.destroy();
     },

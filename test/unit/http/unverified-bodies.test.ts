@@ -79,7 +79,7 @@ function setUp(options: Partial<UnverifiedBodiesOptions> = {}) {
 }
 
 describe('unverifiedBodies', () => {
-  it('when every slot is held past the grace period, then a newcomer evicts the one reading longest (408) and takes its slot', async () => {
+  it('when every slot is held past the grace period, then a newcomer evicts the one reading longest (503, retried by the platform) and takes its slot', async () => {
     const { limit, arrive, reading, evictions } = setUp();
     const first = arrive();
     clock = 10;
@@ -87,7 +87,7 @@ describe('unverifiedBodies', () => {
     clock = 10 + GRACE_MS + 1; // both past the grace
     const newcomer = arrive();
     expect(newcomer.refused).toBeUndefined();
-    expect(stopped).toEqual([{ name: first.name, status: 408 }]);
+    expect(stopped).toEqual([{ name: first.name, status: 503 }]);
     expect(await evictions()).toBe(1);
     expect(await reading()).toBe(2);
     expect(limit.probationLimit(newcomer.res)).toBeUndefined(); // in a slot, not on probation
