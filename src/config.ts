@@ -28,13 +28,16 @@ export const PROVIDER_AUTH_URLS = {
 
 type ProviderEnv = keyof typeof PROVIDER_BASE_URLS;
 
+/** This machine, as a URL's hostname spells it: plain http is safe only to these. */
+const isLoopbackHost = (hostname: string) => ['127.0.0.1', 'localhost', '[::1]'].includes(hostname);
+
 /**
  * Which of the three worlds a URL belongs to: this machine, the platform's sandbox, its
  * production, or a host of the operator's own (a proxy, say).
  */
 function worldOf(text: string): ProviderEnv | 'own host' {
   const url = new URL(text);
-  if (['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) return 'local';
+  if (isLoopbackHost(url.hostname)) return 'local';
   for (const env of ['sandbox', 'production'] as const) {
     const hosts = [PROVIDER_BASE_URLS[env], PROVIDER_AUTH_URLS[env]].map((u) => new URL(u).host);
     if (hosts.includes(url.host)) return env;
@@ -123,7 +126,7 @@ const providerUrl = z
 function isSafeProviderUrl(text: string): boolean {
   const url = new URL(text);
   if (url.username !== '' || url.password !== '') return false;
-  return url.protocol === 'https:' || ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  return url.protocol === 'https:' || isLoopbackHost(url.hostname);
 }
 
 const envSchema = z.object({
@@ -505,7 +508,7 @@ function relayUrlProblems(text: string, allowPlainHttp: boolean): string[] {
       'FEED_HTTP_URL: must not carry a user or password (they would be written to logs and feed_events.last_error); the consumer verifies each POST by its signature (FEED_HTTP_SECRET)',
     );
   }
-  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  const loopback = isLoopbackHost(url.hostname);
   if (url.protocol === 'http:' && !loopback && !allowPlainHttp) {
     problems.push(
       'FEED_HTTP_URL: plain http only to 127.0.0.1, localhost or [::1] (payer details would travel unencrypted); use https, or set FEED_HTTP_ALLOW_PLAIN_HTTP=true on a private network',
