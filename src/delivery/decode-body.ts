@@ -1,6 +1,5 @@
 import { isUtf8 } from 'node:buffer';
 import type { EventModel, FieldProblem, TypedRows } from '../events/types.ts';
-import { isPostgresSafeValue } from '../storage/postgres-text.ts';
 
 export type DecodedBody =
   | {
@@ -8,11 +7,9 @@ export type DecodedBody =
       typed: TypedRows;
       /** Optional fields stored as null (or read with a caveat), kept with the delivery. */
       warnings: FieldProblem[];
-      /** The body as JSON text for the jsonb column, or null when jsonb cannot hold it. */
-      payloadJson: string | null;
       /**
        * False when the bytes are not valid UTF-8: decoding replaced the bad bytes, so typed rows
-       * and payload hold U+FFFD where raw_body holds the originals. Accepted (a signed sender,
+       * hold U+FFFD where raw_body holds the originals. Accepted (a signed sender,
        * nothing lost) but worth a line in the log for whoever repairs the row.
        */
       validUtf8: boolean;
@@ -48,14 +45,12 @@ export function decodeBody(
     };
   }
 
-  const payloadJson = isPostgresSafeValue(json) ? text : null;
   const validUtf8 = isUtf8(rawBody);
   if (!model) {
     return {
       ok: true,
       typed: { kind: 'unmodelled', rows: [] },
       warnings: [],
-      payloadJson,
       validUtf8,
     };
   }
@@ -64,7 +59,7 @@ export function decodeBody(
   // value they return storable: text with a NUL or a lone surrogate is refused or nulled there.
   const parsed = model.parse(json);
   if (!parsed.ok) return { ok: false, problems: parsed.problems };
-  return { ok: true, typed: parsed.typed, warnings: parsed.warnings, payloadJson, validUtf8 };
+  return { ok: true, typed: parsed.typed, warnings: parsed.warnings, validUtf8 };
 }
 
 function checkContentType(contentType: string | undefined): FieldProblem | undefined {

@@ -146,7 +146,6 @@ export async function receiveDelivery(
         delivery: {
           ...common,
           webhookId: webhookId.value,
-          payloadJson: body.payloadJson,
           warnings: body.warnings,
         },
         typed: body.typed,
@@ -174,7 +173,6 @@ export async function receiveDelivery(
         typedRowsInserted: result.typedRowsInserted,
         // Non-zero: another delivery (or this one, earlier) already carried these keys.
         typedRowsAlreadyStored: result.typedRowsAlreadyStored,
-        payloadStoredAsJson: body.payloadJson !== null && !result.payloadDropped,
         ...(!body.validUtf8 && { bodyNotUtf8: true }),
         // Keys stored before with other content: the first row stands, the conflict is recorded.
         ...(result.conflicts > 0 && { conflicts: result.conflicts }),

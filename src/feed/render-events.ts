@@ -1,5 +1,6 @@
 import type { FeedEventType } from '../storage/feed-outbox-sql.ts';
 import { feedQuery, OID, type FeedQueryable } from './feed-query.ts';
+import { feedBody, type StoredBody } from './delivery-body.ts';
 import { jsonText, RawJson, type JsonValue } from './json-text.ts';
 import { sydneyIso } from './sydney-time.ts';
 
@@ -118,7 +119,7 @@ export async function renderEvents(
   const deliveries = await feedQuery<DeliveryRow>(
     db,
     `SELECT webhook_id, received_at, payload::text AS payload,
-       CASE WHEN payload IS NULL THEN encode(raw_body, 'base64') END AS payload_base64
+       CASE WHEN payload IS NULL THEN raw_body END AS raw_body
      FROM webhook_deliveries WHERE webhook_id = ANY($1::bigint[])`,
     [[...new Set(ofDeliveries.map((e) => e.webhook_id))]],
   );
@@ -126,9 +127,9 @@ export async function renderEvents(
   const refused =
     quarantined.length === 0
       ? { rows: [] }
-      : await feedQuery<DeliveryRow & { id: string }>(
+      : await feedQuery<QuarantinedRow>(
           db,
-          `SELECT id, webhook_id, received_at, NULL AS payload,
+          `SELECT id, webhook_id, received_at,
              CASE WHEN pruned_at IS NULL THEN encode(raw_body, 'base64') END AS payload_base64
            FROM quarantined_deliveries WHERE id = ANY($1::bigint[])`,
           [quarantined.map((e) => e.quarantine_id)],
@@ -153,20 +154,32 @@ export async function renderEvents(
         webhookId: event.webhook_id,
         receivedAt: d ? isoInstant(d.received_at) : null,
         fields: fields.get(event.id) ?? null,
-        ...(d?.payload_base64 != null
-          ? { payloadBase64: d.payload_base64 }
-          : { payload: d?.payload != null ? new RawJson(d.payload) : null }),
+        ...(event.quarantine_id === null
+          ? feedBody(d as DeliveryRow | undefined)
+          : quarantinedBody(d as QuarantinedRow | undefined)),
       },
     };
     return { id: `evt_${event.id}`, position: event.position, body: jsonText(body) };
   });
 }
 
-interface DeliveryRow {
+interface DeliveryRow extends StoredBody {
   webhook_id: string;
   received_at: string;
-  payload: string | null;
+}
+
+/** The exact bytes refused, while the row keeps them. */
+interface QuarantinedRow {
+  id: string;
+  webhook_id: string | null;
+  received_at: string;
   payload_base64: string | null;
+}
+
+function quarantinedBody(
+  row: QuarantinedRow | undefined,
+): { payloadBase64: string } | { payload: null } {
+  return row?.payload_base64 != null ? { payloadBase64: row.payload_base64 } : { payload: null };
 }
 
 /** Money and bigints as exact strings, wall-clock times with their Sydney offset, UTC instants. */

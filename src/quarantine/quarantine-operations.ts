@@ -136,7 +136,6 @@ export async function redriveQuarantined(
         receivedAt: now(),
         bodySha256: row.body_sha256,
         rawBody: row.raw_body,
-        payloadJson: body.payloadJson,
         contentType: row.content_type,
         headers: row.headers,
         requestId: row.request_id,

@@ -96,7 +96,7 @@ export function createBatchingStore(db: Kysely<Database>, options: BatchingOptio
 
 /**
  * The database refused this delivery in a way every retry would meet again (see
- * database-errors.ts), even without its payload.
+ * database-errors.ts).
  */
 export class UnstorableDeliveryError extends Error {
   constructor(cause: unknown) {
@@ -110,30 +110,18 @@ export class UnstorableDeliveryError extends Error {
 }
 
 /**
- * One delivery in a statement of its own. If Postgres refuses a value in the jsonb copy of the
- * body (a number beyond numeric's range, say), the delivery is stored with its raw bytes only:
- * a signed delivery is never lost to a 500 that would repeat on the platform's retry. If it
- * still refuses (a typed value, an identifier too long to index), the caller quarantines it.
+ * One delivery in a statement of its own. If Postgres still refuses it (a typed value, an
+ * identifier too long to index), the caller quarantines it: a signed delivery is never lost to
+ * a 500 that would repeat on the platform's retry. The body itself cannot be refused: it is
+ * stored as bytes.
  */
 async function storeAlone(db: Kysely<Database>, item: DeliveryToStore): Promise<StoredOutcome> {
-  let failure: unknown;
   try {
     return (await storeDeliveries(db, [item]))[0] as StoredOutcome;
   } catch (error) {
     if (!isDeterministicRefusal(error)) throw error;
-    failure = error;
+    throw new UnstorableDeliveryError(error);
   }
-  if (item.delivery.payloadJson !== null) {
-    try {
-      const withoutPayload = { ...item, delivery: { ...item.delivery, payloadJson: null } };
-      const [outcome] = await storeDeliveries(db, [withoutPayload]);
-      return { ...(outcome as StoredOutcome), payloadDropped: true };
-    } catch (error) {
-      if (!isDeterministicRefusal(error)) throw error;
-      failure = error;
-    }
-  }
-  throw new UnstorableDeliveryError(failure);
 }
 
 function messageOf(error: unknown): string {

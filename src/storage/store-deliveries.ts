@@ -17,9 +17,11 @@ export interface NewDelivery {
   eventName: string;
   receivedAt: Date;
   bodySha256: string;
+  /**
+   * The body, stored once: the exact bytes the signature covers. No jsonb copy (it doubled the
+   * bytes and WAL per delivery); SQL reads it with delivery_body_json(raw_body).
+   */
   rawBody: Buffer;
-  /** JSON text for the jsonb column, or null when jsonb cannot hold the body. */
-  payloadJson: string | null;
   contentType: string | null;
   headers: Record<string, string>;
   requestId: string | null;
@@ -42,8 +44,6 @@ export interface StoredOutcome {
   typedRowsAlreadyStored: number;
   /** Of those, how many differ from the stored row (each recorded in the conflicts table). */
   conflicts: number;
-  /** Postgres refused the body as jsonb: only raw_body holds it (payload is null). */
-  payloadDropped?: boolean;
 }
 
 /**
@@ -189,16 +189,15 @@ function storeTemplate(
     WITH incoming AS (
       SELECT * FROM jsonb_to_recordset(${deliveries}::jsonb) AS i(
         position int, webhook_id bigint, event_name text, modelled boolean,
-        received_at timestamptz, body_sha256 text, raw_body_base64 text, payload jsonb,
-        content_type text, headers jsonb, request_id text, remote_address text,
+        received_at timestamptz, body_sha256 text, raw_body_base64 text, content_type text, headers jsonb, request_id text, remote_address text,
         signing_key_fingerprint text, warnings jsonb)
     ),
     delivery AS (
       INSERT INTO webhook_deliveries (webhook_id, event_name, modelled, received_at, body_sha256,
-        raw_body, payload, content_type, headers, request_id, remote_address,
+        raw_body, content_type, headers, request_id, remote_address,
         signing_key_fingerprint, warnings)
       SELECT webhook_id, event_name, modelled, received_at, body_sha256,
-        decode(raw_body_base64, 'base64'), payload, content_type, headers, request_id,
+        decode(raw_body_base64, 'base64'), content_type, headers, request_id,
         remote_address, signing_key_fingerprint, warnings
       FROM incoming ORDER BY position
       ON CONFLICT DO NOTHING
@@ -380,9 +379,8 @@ function columnKey(key: string): string {
 }
 
 /**
- * All deliveries as one JSON parameter, built by concatenation: each body's JSON text goes in
- * as it is (already parsed once, so valid JSON), and Postgres parses it exactly once, into the
- * payload column, with every number as exact as it was sent. Raw bytes travel as base64.
+ * All deliveries as one JSON parameter, built by concatenation (every piece is JSON text already,
+ * so nothing is serialised twice). Raw bytes travel as base64.
  */
 function deliveriesJson(items: readonly DeliveryToStore[]): string {
   const rows = items.map(
@@ -390,7 +388,7 @@ function deliveriesJson(items: readonly DeliveryToStore[]): string {
       `{"position":${position},"webhook_id":${x.webhookId},"event_name":${text(x.eventName)},` +
       `"modelled":${typed.kind !== 'unmodelled'},"received_at":"${x.receivedAt.toISOString()}",` +
       `"body_sha256":"${x.bodySha256}","raw_body_base64":"${x.rawBody.toString('base64')}",` +
-      `"payload":${x.payloadJson ?? 'null'},"content_type":${text(x.contentType)},` +
+      `"content_type":${text(x.contentType)},` +
       `"headers":${JSON.stringify(x.headers)},"request_id":${text(x.requestId)},` +
       `"remote_address":${text(x.remoteAddress)},` +
       `"signing_key_fingerprint":${text(x.signingKeyFingerprint)},` +

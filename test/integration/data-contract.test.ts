@@ -216,7 +216,6 @@ function toStore(eventName: string, body: object): DeliveryToStore {
       receivedAt: new Date(),
       bodySha256: createHash('sha256').update(raw).digest('hex'),
       rawBody: raw,
-      payloadJson: decoded.payloadJson,
       contentType: 'application/json',
       headers: {},
       requestId: null,

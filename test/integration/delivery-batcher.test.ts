@@ -82,13 +82,14 @@ describe('group commit', () => {
     expect(await bed.database.count('npp_payments')).toBe(1);
   });
 
-  it('when the database refuses the jsonb copy of one body in a batch, then it is stored with raw bytes only and its neighbours are unaffected', async () => {
+  it('when one body in a batch is one jsonb could not hold (a NUL, a number beyond numeric), then every delivery is stored with its exact bytes', async () => {
     const store = createBatchingStore(bed.database.db, {
       concurrency: 1,
       maxBatchSize: 50,
       logger: silent,
     });
-    const odd = item({ payloadJson: '{not json' });
+    const oddText = '{"note":"a\\u0000b","lone":"\\ud800","n":1e131072}';
+    const odd = item({ body: oddText });
     const outcomes = await Promise.all([
       store.store(item()),
       store.store(item()),
@@ -96,12 +97,14 @@ describe('group commit', () => {
       store.store(item()),
     ]);
     expect(outcomes.map((outcome) => outcome.inserted)).toEqual([true, true, true, true]);
-    expect(outcomes[2]?.payloadDropped).toBe(true);
-    const [row] = await bed.database.query(
-      'SELECT payload FROM webhook_deliveries WHERE webhook_id = $1',
+    const [row] = await bed.database.query<{ raw_body: Buffer; payload: unknown }>(
+      'SELECT raw_body, payload FROM webhook_deliveries WHERE webhook_id = $1',
       [odd.delivery.webhookId],
     );
-    expect(row).toEqual({ payload: null });
+    expect(row?.raw_body.toString()).toBe(oddText);
+    // The body is stored once, as bytes: no jsonb copy for Postgres to refuse.
+    expect(row?.payload).toBeNull();
+    expect(await bed.database.count('webhook_deliveries')).toBe(4);
   });
 
   it('when the database refuses a typed value of one delivery in a batch, then only that one fails, as unstorable, and its neighbours are stored', async () => {

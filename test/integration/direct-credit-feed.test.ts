@@ -136,9 +136,10 @@ describe('the rendered event', () => {
       date_time_text: '2023-01-11T14:19:16.553',
       lodgement_ref: 'INV 1',
     });
-    // The payload is the whole batch, numbers exactly as sent.
-    expect(page.events[0]?.body).toContain('"TotalAmount": "12345678901.1235"');
-    expect(page.events[1]?.body).toMatch(/"Amount": 0\.0001/);
+    // The payload is the whole batch as sent: its keys in its order, numbers exactly as written.
+    expect(page.events[0]?.body).toContain(`"payload":${BATCH}`);
+    expect(page.events[1]?.body).toContain(`"payload":${BATCH}`);
+    expect(page.events[1]?.body).toMatch(/"Amount":0\.0001/);
 
     const rows = await bed.database.query<{ type: string; fields: Record<string, unknown> }>(
       'SELECT type, business_key, fields FROM feed WHERE position > 0 ORDER BY position',

@@ -124,8 +124,8 @@ describe('the normalised event body', () => {
     const page = await readFeedPage(feed.pool, { after: '0', limit: 10, maxBytes: 1 << 20 });
     expect(page.events).toHaveLength(1);
     const text = page.events[0]?.body ?? '';
-    // The stored jsonb: keys in jsonb's order, but every number exactly as sent.
-    expect(text).toMatch(/"payload":\{"Amount": 12345678901\.1234, /);
+    // The body as the platform sent it: its keys in its order, every number exactly as sent.
+    expect(text).toContain(`"payload":${raw}`);
     const body = JSON.parse(text) as { data: { fields: Record<string, unknown> } } & Record<
       string,
       unknown
@@ -150,6 +150,46 @@ describe('the normalised event body', () => {
     const [row] = await bed.database.query<{ type: string; fields: { amount: number } }>(
       'SELECT type, fields, payload FROM feed WHERE position > 0 ORDER BY position',
     );
-    expect(row).toMatchObject({ type: 'payment.received', fields: { transaction_id: 'TXEXACT1' } });
+    expect(row).toMatchObject({
+      type: 'payment.received',
+      fields: { transaction_id: 'TXEXACT1' },
+      payload: { TransactionId: 'TXEXACT1', RefundDetails: { RefundAmount: '0.10' } },
+    });
+  });
+
+  it('when a body holds what a strict JSON parser refuses (a NUL, a lone surrogate), then its event carries the exact bytes as payloadBase64, in the view a null payload', async () => {
+    const raw = '{"Note":"a\\u0000b","Lone":"\\ud800"}';
+    await sendDelivery(built.app, {
+      event: 'NppReturn',
+      body: raw,
+      signWith: bed.signer.privateKey,
+    }).expect(200);
+    await assignPositions(feed.db);
+    const page = await readFeedPage(feed.pool, { after: '0', limit: 10, maxBytes: 1 << 20 });
+    const body = JSON.parse(page.events[0]?.body ?? '{}') as {
+      data: { payload?: unknown; payloadBase64?: string };
+    };
+    expect(body.data.payload).toBeUndefined();
+    expect(Buffer.from(body.data.payloadBase64 ?? '', 'base64').toString()).toBe(raw);
+    const [row] = await bed.database.query('SELECT type, payload FROM feed WHERE position > 0');
+    expect(row).toEqual({ type: 'event.unmodelled', payload: null });
+  });
+
+  it('when a delivery was stored by a release that kept a jsonb copy, then its event still carries that payload', async () => {
+    const webhookId = freshWebhookId();
+    await send({ Note: 'old', Amount: 1.5 }, { event: 'NppReturn', webhookId }).expect(200);
+    // As releases before 2026-11-24T09 wrote it: the jsonb copy beside the bytes.
+    await bed.database.query(
+      `UPDATE webhook_deliveries SET payload = '{"Note": "old", "Amount": 1.50, "Old": true}'
+       WHERE webhook_id = $1`,
+      [webhookId],
+    );
+    await assignPositions(feed.db);
+    const page = await readFeedPage(feed.pool, { after: '0', limit: 10, maxBytes: 1 << 20 });
+    expect(page.events[0]?.body).toContain(
+      '"payload":{"Old": true, "Note": "old", "Amount": 1.50}',
+    );
+    const [row] = await bed.database.query('SELECT payload FROM feed WHERE position > 0');
+    expect(row).toEqual({ payload: { Old: true, Note: 'old', Amount: 1.5 } });
   });
 });

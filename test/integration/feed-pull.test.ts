@@ -41,7 +41,6 @@ function delivery(webhookId = freshWebhookId()): DeliveryToStore {
       receivedAt: new Date(),
       bodySha256: createHash('sha256').update(rawBody).digest('hex'),
       rawBody,
-      payloadJson: rawBody.toString(),
       contentType: 'application/json',
       headers: {},
       requestId: null,

@@ -429,10 +429,9 @@ describe('hostile input (fast-check, fixed seed)', () => {
     budget(runs(60)),
   );
 
-  // Known failure (reported): the body goes into the jsonb column `payload`, whose numeric type
-  // cannot hold 1e131072 or 1e-16384, so the insert fails and the answer is 500. JSON.parse
-  // reads such a number as Infinity or 0, so isPostgresSafeValue (src/storage/postgres-text.ts)
-  // lets it through.
+  // Postgres' numeric cannot hold 1e131072 or 1e-16384 (JSON.parse reads them as Infinity or
+  // 0). When the body was also written as jsonb, that insert failed; the body is now stored
+  // once, as bytes, so nothing in the write can refuse it.
   it(
     'when a signed, valid delivery carries a number Postgres numeric cannot hold, then it is stored, not lost to a 500',
     async () => {

@@ -16,7 +16,6 @@ export function deliveryItem(
   overrides: {
     webhookId?: string;
     body?: string;
-    payloadJson?: string | null;
     transactionId?: string;
   } = {},
 ): DeliveryToStore {
@@ -42,7 +41,6 @@ export function deliveryItem(
       receivedAt: new Date(),
       bodySha256: createHash('sha256').update(body).digest('hex'),
       rawBody: Buffer.from(body),
-      payloadJson: overrides.payloadJson === undefined ? body : overrides.payloadJson,
       contentType: 'application/json',
       headers: {},
       requestId: null,

@@ -105,14 +105,14 @@ async function seed(client: pg.Client, count: number): Promise<void> {
        ),
        d AS (
          INSERT INTO webhook_deliveries (webhook_id, event_name, modelled, received_at,
-           body_sha256, raw_body, payload, content_type, headers, request_id, remote_address,
+           body_sha256, raw_body, content_type, headers, request_id, remote_address,
            signing_key_fingerprint, warnings)
          SELECT webhook_id, 'NPPReceivePayment', true, received_at,
            encode(sha256(convert_to(body, 'UTF8')), 'hex'), convert_to(body, 'UTF8'),
-           body::jsonb, 'application/json; charset=utf-8', headers, request_id, '10.0.3.17',
+           'application/json; charset=utf-8', headers, request_id, '10.0.3.17',
            $2, '[]'
          FROM src ORDER BY webhook_id
-         RETURNING webhook_id, payload, received_at
+         RETURNING webhook_id, delivery_body_json(raw_body) AS payload, received_at
        ),
        p AS (
          INSERT INTO npp_payments (transaction_id, webhook_id, end_to_end_id, amount,
