@@ -49,6 +49,10 @@ export async function startEmbeddedPostgres(
     persistent: !options.ephemeral,
     // Postgres refuses to run as root; the package can create and use a `postgres` user instead.
     createPostgresUser: runningAsRoot,
+    // Text in UTF-8 whatever this machine's locale: initdb would otherwise pick SQL_ASCII under
+    // a C locale, where Postgres cannot convert a body's bytes from UTF-8. C collation: byte
+    // order, the same on every machine. (A cluster initialised earlier keeps its encoding.)
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
     onLog: (message) => logger.debug({ postgres: message.trim() }, 'embedded postgres'),
     onError: (error) => logger.warn({ err: error }, 'embedded postgres'),
   });
