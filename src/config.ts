@@ -212,6 +212,8 @@ const envSchema = z.object({
     .register(described, {
       doc: 'one setting for every platform URL: `local` (`npm run sandbox` on `http://127.0.0.1:8787`), `sandbox` (`https://api.m-pay.com.au`) or `production`',
       section: 'The platform: where it is, and its API (provider client, recovery, refunds)',
+      sectionNote:
+        'A refused sign-in (PROVIDER_API_KEY with PROVIDER_MACCOUNT) is never retried, since the platform locks the account: fix the value and restart.',
     }),
   SIGNING_KEY_URL: httpUrl.optional().register(described, {
     doc: '`{PROVIDER_BASE_URL}/public/v1/certificate/public-key`; https only',
@@ -313,6 +315,8 @@ const envSchema = z.object({
     .register(described, {
       doc: 'largest body (bytes, after gzip/deflate/br decoding)',
       section: 'Requests: limits, timeouts, the balancer',
+      sectionNote:
+        "Behind a load balancer, set TRUST_PROXY so logs record the sender's address from X-Forwarded-For.",
     }),
   BODY_MEMORY_BUDGET_BYTES: integer(1024, 64 * 1024 * MIB)
     .default(64 * MIB)
