@@ -3,7 +3,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configVariables, SECRET_FILE_VARIABLES } from '../../src/config.ts';
 import {
   comment,
@@ -80,11 +80,14 @@ describe('configuration documentation', () => {
 });
 
 describe('npm run docs:config', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'config-docs-'));
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'config-docs-'));
+    for (const file of ['README.md', '.env.example', 'docker-compose.yml', '.prettierrc.json']) {
+      copyFileSync(path.join(ROOT, file), path.join(dir, file));
+    }
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  for (const file of ['README.md', '.env.example', 'docker-compose.yml', '.prettierrc.json']) {
-    copyFileSync(path.join(ROOT, file), path.join(dir, file));
-  }
 
   const run = async (...args: string[]) => {
     try {
