@@ -1,5 +1,6 @@
 import express, { type Express } from 'express';
 import type { Capture } from './capture/capture-writer.ts';
+import { configDefault } from './config.ts';
 import type { Logger } from './logger.ts';
 import type { Db } from './storage/database.ts';
 import { createBatchingStore } from './storage/delivery-batcher.ts';
@@ -15,16 +16,20 @@ import { createSecurityHeaders } from './http/security-headers.ts';
 import { webhookRoutes } from './http/webhook-route.ts';
 
 export interface AppDeps {
+  /**
+   * The receiver's Config, or the few fields a test needs: a limit left unset takes its
+   * variable's default from the declaration (src/config.ts), never a copy of it here.
+   */
   config: {
     readonly bodyLimitBytes: number;
     readonly webhookSecrets: readonly string[];
     /** Express `trust proxy` setting: which forwarded-for hops to believe. */
     readonly trustProxy?: boolean | number | string;
-    /** Deliveries processed at once; beyond it a quick 503. Default 256. */
+    /** Deliveries processed at once; beyond it a quick 503. */
     readonly maxInFlightDeliveries?: number;
-    /** Bodies read at once before their signature is checked, with or without a shared secret. Default 16. */
+    /** Bodies read at once before their signature is checked, with or without a shared secret. */
     readonly maxUnverifiedBodies?: number;
-    /** All request bodies held at once, after inflation; beyond it a quick 503. Default 64 MiB. */
+    /** All request bodies held at once, after inflation; beyond it a quick 503. */
     readonly bodyMemoryBudgetBytes?: number;
     /** REQUEST_TIMEOUT_MS: a body must have arrived within it (else 408). Unset: no own limit. */
     readonly server?: { readonly requestTimeoutMs: number };
@@ -50,7 +55,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Express {
   const metrics = deps.metrics ?? createMetrics();
   const app = express();
-  app.set('trust proxy', deps.config.trustProxy ?? false);
+  app.set('trust proxy', deps.config.trustProxy ?? configDefault('TRUST_PROXY'));
   app.set('etag', false);
   // helmet removes it from every answer anyway; never set, it need not be removed.
   app.disable('x-powered-by');
@@ -60,8 +65,8 @@ export function createApp(deps: AppDeps): Express {
       db: deps.db,
       store: createBatchingStore(deps.db, {
         logger: deps.logger,
-        concurrency: deps.config.writeConcurrency ?? 1,
-        maxBatchSize: deps.config.writeBatchMax ?? 100,
+        concurrency: deps.config.writeConcurrency ?? configDefault('WRITE_CONCURRENCY'),
+        maxBatchSize: deps.config.writeBatchMax ?? configDefault('WRITE_BATCH_MAX'),
         onBatch: (size) => metrics.writeBatchSize.observe(size),
       }),
       keys: deps.keys,
@@ -70,12 +75,13 @@ export function createApp(deps: AppDeps): Express {
       now: () => deps.clock.now(),
       bodyLimitBytes: deps.config.bodyLimitBytes,
       bodyMemoryBudget: createMemoryBudget(
-        deps.config.bodyMemoryBudgetBytes ?? 64 * 1024 * 1024,
+        deps.config.bodyMemoryBudgetBytes ?? configDefault('BODY_MEMORY_BUDGET_BYTES'),
         metrics.bodyBytesInFlight,
       ),
       requestTimeoutMs: deps.config.server?.requestTimeoutMs,
-      maxInFlight: deps.config.maxInFlightDeliveries ?? 256,
-      maxUnverifiedBodies: deps.config.maxUnverifiedBodies ?? 16,
+      maxInFlight: deps.config.maxInFlightDeliveries ?? configDefault('MAX_IN_FLIGHT_DELIVERIES'),
+      maxUnverifiedBodies:
+        deps.config.maxUnverifiedBodies ?? configDefault('MAX_UNVERIFIED_BODIES'),
       metrics,
       capture: deps.capture,
       logger: deps.logger,

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { configDefault } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import {
   createDialectMemory,
@@ -83,7 +84,10 @@ export function createProviderClient(options: ProviderClientOptions) {
     },
   });
   const transport = createTransport({ ...common, tokens });
-  const dialects: DialectMemory = createDialectMemory(options.dialect ?? 'auto', options.logger);
+  const dialects: DialectMemory = createDialectMemory(
+    options.dialect ?? configDefault('PROVIDER_DIALECT'),
+    options.logger,
+  );
 
   const send = async <S extends z.ZodType<object>>(
     endpoint: Endpoint,

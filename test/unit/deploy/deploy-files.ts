@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
-import { loadConfig, SECRET_FILE_VARIABLES, type Config } from '../../../src/config.ts';
+import {
+  configVariables,
+  loadConfig,
+  SECRET_FILE_VARIABLES,
+  type Config,
+} from '../../../src/config.ts';
 
 /** What the deployment files are checked against: the service's own configuration. */
 
@@ -9,11 +13,8 @@ export const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 export const read = (relative: string): string => readFileSync(path.join(ROOT, relative), 'utf8');
 
-/**
- * Every variable the service reads: the keys of `envSchema` in src/config.ts, read from its
- * syntax tree (the schema itself is not exported), so a variable added there is checked here.
- */
-export const CONFIG_VARIABLES: readonly string[] = schemaKeys(read('src/config.ts'));
+/** Every variable the service reads, as src/config.ts declares them: one added there is checked here. */
+export const CONFIG_VARIABLES: readonly string[] = configVariables().map((v) => v.name);
 
 /** Secrets: never a value in a deployment file, only `NAME_FILE` (or a bare pass-through). */
 export const SECRET_VARIABLES: readonly string[] = SECRET_FILE_VARIABLES;
@@ -22,30 +23,6 @@ export const FILE_VARIABLES: readonly string[] = SECRET_VARIABLES.map((name) => 
 
 /** The service's defaults, as it computes them. */
 export const DEFAULTS: Config = loadConfig({ ALLOW_NO_WEBHOOK_SECRET: 'true' });
-
-function schemaKeys(source: string): string[] {
-  const file = ts.createSourceFile('config.ts', source, ts.ScriptTarget.Latest, true);
-  const keys: string[] = [];
-  const visit = (node: ts.Node): void => {
-    if (
-      ts.isVariableDeclaration(node) &&
-      node.name.getText(file) === 'envSchema' &&
-      node.initializer &&
-      ts.isCallExpression(node.initializer)
-    ) {
-      const [shape] = node.initializer.arguments;
-      if (shape && ts.isObjectLiteralExpression(shape)) {
-        for (const property of shape.properties) {
-          if (property.name) keys.push(property.name.getText(file).replace(/['"]/g, ''));
-        }
-      }
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(file);
-  if (keys.length < 20) throw new Error('envSchema not found in src/config.ts');
-  return keys;
-}
 
 /** "30s", "1m30s", "500ms" (Compose and nginx durations) in milliseconds. */
 export function durationMs(text: string): number {

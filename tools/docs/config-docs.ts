@@ -1,0 +1,228 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import * as prettier from 'prettier';
+import { configVariables, SECRET_FILE_VARIABLES, type ConfigVariable } from '../../src/config.ts';
+
+/**
+ * The README's configuration table and `.env.example`, written from the one declaration of the
+ * variables (`envSchema` in src/config.ts). `npm run docs:config` writes them; the test in
+ * test/unit/config-docs.test.ts fails when the committed files differ from what this renders.
+ */
+
+export const TABLE_START = '<!-- config-table:start -->';
+export const TABLE_END = '<!-- config-table:end -->';
+
+/** Comment lines of `.env.example` stop at this column, like the code (Prettier's printWidth). */
+const WIDTH = 100;
+
+export interface DocFile {
+  /** Relative to the project. */
+  readonly file: string;
+  /** What is there now (undefined: no such file). */
+  readonly current: string | undefined;
+  /** What the declaration says should be there. */
+  readonly expected: string;
+  /** What it describes, for the progress lines. */
+  readonly what: string;
+}
+
+/** Both files, rendered from the declaration and compared with the project's copies. */
+export async function configDocFiles(projectDir: string): Promise<DocFile[]> {
+  const read = (file: string) => {
+    try {
+      return readFileSync(path.join(projectDir, file), 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  const variables = configVariables();
+  const readme = read('README.md');
+  if (readme === undefined) throw new Error('README.md: not found');
+  const table = await formatMarkdown(renderReadmeTable(variables), projectDir);
+  const withTable = replaceBetweenMarkers(readme, table);
+  if (withTable === undefined) {
+    throw new Error(
+      `README.md: no configuration table to rewrite: it needs ${TABLE_START} and ${TABLE_END}, each on a line of its own, around it`,
+    );
+  }
+  const compose = composeDefaults(read('docker-compose.yml') ?? '');
+  return [
+    {
+      file: 'README.md',
+      current: readme,
+      expected: withTable,
+      what: `configuration table, ${variables.length} variables`,
+    },
+    {
+      file: '.env.example',
+      current: read('.env.example'),
+      expected: renderEnvExample(variables, compose),
+      what: `${variables.length} variables, ${compose.size} Compose defaults`,
+    },
+  ];
+}
+
+/** The first line that differs, so a CI log says where to look. */
+export function describeDifference(file: DocFile): string {
+  if (file.current === undefined) return 'the file is missing';
+  const now = file.current.split('\n');
+  const wanted = file.expected.split('\n');
+  const at = wanted.findIndex((line, index) => now[index] !== line);
+  const index = at < 0 ? wanted.length : at;
+  const shorten = (line: string | undefined) =>
+    line === undefined
+      ? '(end of file)'
+      : JSON.stringify(line.length > 120 ? `${line.slice(0, 117)}...` : line);
+  return `first at line ${index + 1}: has ${shorten(now[index])}, should have ${shorten(wanted[index])}`;
+}
+
+/** The README's table: variable, default, meaning. Unformatted: Prettier pads it. */
+export function renderReadmeTable(variables: readonly ConfigVariable[]): string {
+  const rows = variables.map((v) => `| \`${v.name}\` | ${defaultCell(v)} | ${v.doc} |`);
+  return ['| variable | default | meaning |', '| --- | --- | --- |', ...rows].join('\n');
+}
+
+function defaultCell(variable: ConfigVariable): string {
+  if (variable.default !== undefined) return `\`${String(variable.default)}\``;
+  return variable.defaultText ?? '_(unset)_';
+}
+
+/**
+ * `${NAME:-value}` in docker-compose.yml: Compose's own default for a variable, which a key
+ * set in `.env` would override.
+ */
+export function composeDefaults(composeFile: string): Map<string, string> {
+  const defaults = new Map<string, string>();
+  for (const [, name, value] of composeFile.matchAll(/\$\{([A-Z][A-Z0-9_]*):-([^}]*)\}/g)) {
+    if (name !== undefined && !defaults.has(name)) defaults.set(name, value ?? '');
+  }
+  return defaults;
+}
+
+/**
+ * `.env.example`: every variable with its description, in sections; a variable with a default
+ * is set to it, one without is shown commented out (with an example value when it has one).
+ */
+export function renderEnvExample(
+  variables: readonly ConfigVariable[],
+  compose: ReadonlyMap<string, string>,
+): string {
+  const names = new Set<string>(variables.map((v) => v.name));
+  const composeDiffers = variables.filter(
+    (v) => v.default !== undefined && compose.has(v.name) && compose.get(v.name) !== value(v),
+  );
+  const lines = [
+    ...comment(
+      'Copy to .env (or set in your deployment). Every key but the shared secret (below) is optional; the defaults are shown. `npm start` reads .env when present (a variable set in the process environment wins over the file), as Docker Compose does; `npm run start:prod` reads only the process environment.',
+    ),
+    ...comment(
+      `Docker Compose reads this file too: a key set here overrides Compose's own default, so the keys whose Compose default differs (${composeDiffers.map((v) => v.name).join(', ')}) are commented out.`,
+    ),
+    ...comment(
+      'Generated from src/config.ts by `npm run docs:config`: change a variable there, not here.',
+    ),
+  ];
+  for (const variable of variables) {
+    if (variable.section !== undefined) {
+      lines.push('', `# --- ${variable.section} ---`);
+      if (variable.sectionNote !== undefined) lines.push(...comment(variable.sectionNote));
+    }
+    lines.push(...comment(variable.doc));
+    const composeValue = compose.get(variable.name);
+    if (variable.default === undefined) {
+      lines.push(`# ${variable.name}=${variable.example ?? ''}`);
+    } else if (composeValue !== undefined && composeValue !== value(variable)) {
+      lines.push(
+        `# ${variable.name}=${value(variable)}   (default ${value(variable)}; Compose: ${composeValue})`,
+      );
+    } else {
+      lines.push(`${variable.name}=${value(variable)}`);
+    }
+  }
+  const [firstSecret] = SECRET_FILE_VARIABLES;
+  if (firstSecret !== undefined) {
+    lines.push(
+      '',
+      '# --- Secrets from files ---',
+      ...comment(
+        `Any of ${SECRET_FILE_VARIABLES.join(', ')} may instead be read from a file (Docker/Kubernetes secrets): set NAME_FILE to its path; one trailing newline is dropped. Not both NAME and NAME_FILE.`,
+      ),
+      `# ${firstSecret}_FILE=/run/secrets/${firstSecret.toLowerCase()}`,
+    );
+  }
+  const composeOnly = [...compose].filter(([name]) => !names.has(name));
+  if (composeOnly.length > 0) {
+    lines.push(
+      '',
+      '# --- Docker Compose only (docker-compose.yml; the receiver does not read these) ---',
+      ...comment(
+        "Compose's defaults shown. A database password goes into a URL: URL-safe characters only.",
+      ),
+      ...composeOnly.map(([name, composeValue]) => `# ${name}=${composeValue}`),
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** A default as the environment spells it. */
+function value(variable: ConfigVariable): string {
+  return String(variable.default);
+}
+
+/**
+ * Markdown prose as `#` comment lines of at most WIDTH columns: links become their text, and
+ * a `code span` is never split across lines.
+ */
+export function comment(markdown: string): string[] {
+  const text = markdown.replace(/\[([^\]]+)\]\([^)]+\)/g, '$1');
+  const words: string[] = [];
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const last = words.at(-1);
+    const inCode = last !== undefined && (last.match(/`/g) ?? []).length % 2 === 1;
+    if (inCode) words[words.length - 1] = `${last} ${word}`;
+    else words.push(word);
+  }
+  const lines: string[] = [];
+  let line = '#';
+  for (const word of words) {
+    if (line !== '#' && line.length + 1 + word.length > WIDTH) {
+      lines.push(line);
+      line = '#';
+    }
+    line += ` ${word}`;
+  }
+  if (line !== '#') lines.push(line);
+  return lines;
+}
+
+/**
+ * `document` with everything between the table markers replaced by `content`, the markers and
+ * the text around them kept byte for byte. A marker counts only on a line of its own. Undefined
+ * when either is missing or the end comes first.
+ */
+export function replaceBetweenMarkers(document: string, content: string): string | undefined {
+  const start = markerLine(document, TABLE_START, 0);
+  if (start === undefined) return undefined;
+  const end = markerLine(document, TABLE_END, start + TABLE_START.length);
+  if (end === undefined) return undefined;
+  const head = document.slice(0, start + TABLE_START.length);
+  return `${head}\n\n${content.trim()}\n\n${document.slice(end)}`;
+}
+
+function markerLine(document: string, marker: string, from: number): number | undefined {
+  for (let at = document.indexOf(marker, from); at >= 0; at = document.indexOf(marker, at + 1)) {
+    const lineBegin = document.lastIndexOf('\n', at - 1) + 1;
+    const lineEnd = document.indexOf('\n', at);
+    const before = document.slice(lineBegin, at);
+    const after = document.slice(at + marker.length, lineEnd < 0 ? undefined : lineEnd);
+    if (before.trim() === '' && after.trim() === '') return at;
+  }
+  return undefined;
+}
+
+/** Through the project's Prettier settings, as `npm run lint` checks the README. */
+async function formatMarkdown(markdown: string, projectDir: string): Promise<string> {
+  const filepath = path.join(projectDir, 'README.md');
+  const config = await prettier.resolveConfig(filepath);
+  return prettier.format(markdown, { ...config, filepath });
+}
