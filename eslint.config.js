@@ -14,6 +14,26 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware rules: every TypeScript file is checked against the tsconfig.json nearest to it
+    // (the root one, or tools/bench/servers/'s). A promise is awaited, or its rejection handled
+    // where it is dropped: `void promise` does not count as handling it.
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': ['error', { ignoreVoid: false }],
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/require-await': 'error',
+      '@typescript-eslint/no-unnecessary-type-assertion': 'error',
+    },
+  },
+  {
+    // Plain JavaScript (this file, lint/, examples/) belongs to no tsconfig: no type information.
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  {
     // What may import what (service, src/common, tools, tests, migrations): lint/layers.js.
     plugins: { layers: layersPlugin },
     rules: { 'layers/imports': 'error' },

@@ -127,9 +127,12 @@ async function main(log: { stream?: LogStream }): Promise<void> {
       await database.close();
     },
     timeoutMs: config.server.shutdownTimeoutMs + config.server.shutdownDrainDelayMs,
-    // Log lines are written asynchronously: give them a bounded moment to go out.
-    exit: (code: number) =>
-      void logStream.flushWithin(EXIT_FLUSH_MS).then(() => process.exit(code)),
+    // Log lines are written asynchronously: give them a bounded moment to go out, and exit
+    // however the flush ends.
+    exit: (code: number) => {
+      const exit = () => process.exit(code);
+      logStream.flushWithin(EXIT_FLUSH_MS).then(exit, exit);
+    },
     // The forced exit waits for nothing, least of all a stalled stdout.
     forceExit: (code: number) => process.exit(code),
     drainDelayMs: config.server.shutdownDrainDelayMs,

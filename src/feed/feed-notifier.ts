@@ -46,14 +46,21 @@ export function createFeedNotifier(options: { url: string; logger: Logger }): Fe
       schedule();
     }
   };
+  // connect() answers its own failures; should it fail anyway, that is logged, and waiters
+  // still wake at their timeout.
+  const start = () => {
+    connect().catch((error: unknown) => {
+      options.logger.error({ err: error }, 'feed LISTEN connection not opened');
+    });
+  };
   const schedule = () => {
     if (closed || retry) return;
     retry = setTimeout(() => {
       retry = undefined;
-      void connect();
+      start();
     }, RECONNECT_MS).unref();
   };
-  void connect();
+  start();
 
   return {
     wait: (timeoutMs, signal) =>

@@ -14,7 +14,7 @@ const SYDNEY_OFFSETS_MINUTES = [660, 600];
 export function sydneyIso(text: string): string {
   const m = WALL_CLOCK.exec(text);
   if (!m) return text;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as number[];
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);
   const w: WallClock = {
     year: year ?? 0,
     month: month ?? 0,

@@ -170,15 +170,20 @@ export function webhookRoutes(
       remoteAddress,
     });
     answer(req, res, delivery, name, model, remoteAddress);
-    // After the answer: capture never delays or changes it (the writer never throws).
-    void deps.capture?.({
-      eventName: name,
-      rawBody: req.body as Buffer,
-      headers: req.headers,
-      httpStatus: delivery.httpStatus,
-      outcome: delivery.outcome,
-      ...(delivery.errors && { errorPaths: delivery.errors.map((error) => error.path) }),
-    });
+    // After the answer: capture never delays or changes it (the writer logs its own failures;
+    // anything else it lets through is logged here).
+    deps
+      .capture?.({
+        eventName: name,
+        rawBody: req.body as Buffer,
+        headers: req.headers,
+        httpStatus: delivery.httpStatus,
+        outcome: delivery.outcome,
+        ...(delivery.errors && { errorPaths: delivery.errors.map((error) => error.path) }),
+      })
+      .catch((error: unknown) => {
+        deps.logger.warn({ err: error, event: name }, 'delivery capture not written');
+      });
   };
 
   const fastPath: RequestHandler = (req, res, next) => {

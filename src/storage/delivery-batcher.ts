@@ -40,10 +40,17 @@ export function createBatchingStore(db: Kysely<Database>, options: BatchingOptio
     while (running < options.concurrency && queue.length > 0) {
       const batch = queue.splice(0, options.maxBatchSize);
       running += 1;
-      void write(batch).finally(() => {
-        running -= 1;
-        pump();
-      });
+      write(batch)
+        .catch((error: unknown) => {
+          // write() answers every delivery of the batch itself; should it fail anyway, none is
+          // left waiting (a delivery already answered keeps its answer).
+          options.logger.error({ err: error, batchSize: batch.length }, 'batch not written');
+          for (const pending of batch) pending.reject(error);
+        })
+        .finally(() => {
+          running -= 1;
+          pump();
+        });
     }
   };
 

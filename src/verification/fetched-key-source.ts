@@ -118,9 +118,12 @@ export function createFetchedKeySource(options: FetchedKeySourceOptions): Signin
 
   function after(delayMs: number, task: () => Promise<void>): void {
     if (stopper.signal.aborted) return;
+    // The schedule drops what the task returns: a failure is logged here, never left unhandled.
     const cancel = schedule(async () => {
       cancels.delete(cancel);
-      await task();
+      await task().catch((error: unknown) => {
+        logger.error({ url, err: error }, 'signing key: scheduled task failed');
+      });
     }, delayMs);
     cancels.add(cancel);
   }

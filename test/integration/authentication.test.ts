@@ -165,8 +165,8 @@ describe('signature (check 4)', () => {
 describe('no signing key obtainable', () => {
   const noKey: SigningKeySource = {
     current: () => undefined,
-    ensure: async () => undefined,
-    refreshAfterFailure: async () => undefined,
+    ensure: () => Promise.resolve(undefined),
+    refreshAfterFailure: () => Promise.resolve(undefined),
     start: async () => {},
     stop: () => {},
   };

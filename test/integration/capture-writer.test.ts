@@ -199,7 +199,7 @@ describe('capture writer', () => {
 
   it('when the key in hand no longer verifies the delivery, then nothing is written and a warning is logged', async () => {
     const rotated = await generateSigningKeyPair();
-    await writer(createConfiguredKeySource(rotated.publicKey, Date.now))(await storedCapture());
+    await writer(createConfiguredKeySource(rotated.publicKey, Date.now))(storedCapture());
 
     expect(readdirSync(dir)).toEqual([]);
     expect(logLines.join('')).toMatch(/delivery capture not written/);
@@ -215,12 +215,12 @@ describe('capture writer', () => {
       keys: createConfiguredKeySource(bed.signer.publicKey, Date.now),
     });
 
-    await expect(write(await storedCapture())).resolves.toBeUndefined();
+    await expect(write(storedCapture())).resolves.toBeUndefined();
     expect(logLines.join('')).toMatch(/delivery capture not written/);
   });
 
   it('when two captures share a time and a Webhookid, then both are kept under different names', async () => {
-    const capture = await storedCapture();
+    const capture = storedCapture();
     const at = new Date('2026-11-22T01:00:00.000Z');
     const sink = { write: (line: string) => void logLines.push(line) };
     const write = createCaptureWriter({
@@ -238,7 +238,7 @@ describe('capture writer', () => {
   });
 });
 
-async function storedCapture(): Promise<Capture> {
+function storedCapture(): Capture {
   const body = Buffer.from(JSON.stringify(nppPayment()));
   return {
     eventName: 'NPPReceivePayment',

@@ -8,7 +8,7 @@ import { useTestbed } from '../support/testbed.ts';
 const bed = useTestbed();
 let built: TestApp;
 
-beforeEach(async () => {
+beforeEach(() => {
   built = buildTestApp({ db: bed.database.db, publicKey: bed.signer.publicKey });
 });
 

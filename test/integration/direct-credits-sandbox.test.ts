@@ -67,7 +67,7 @@ describe('the sandbox sends direct credits as the published batch', () => {
       ]);
 
       // The body sent: the published batch shape, totals exact.
-      const batch = made.body.payment as unknown as Batch;
+      const batch = made.body.payment as Batch;
       expect(batch).toMatchObject({ TotalCount: 3, TotalAmount: 37.02 });
       expect(batch.DirectCreditDetails).toHaveLength(3);
       for (const record of batch.DirectCreditDetails) {

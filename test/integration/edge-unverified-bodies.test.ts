@@ -80,19 +80,23 @@ async function persistentSlowSenders(
 ) {
   let opened = 0;
   let stopped = false;
+  const failures: unknown[] = [];
   const open = async () => {
     if (stopped || opened >= options.maxConnections) return;
     opened += 1;
     const conn = await slowSender(port, options.headers);
     conn.socket.once('close', () => {
-      if (!stopped) setTimeout(() => void open(), options.reconnectAfterMs);
+      const reopen = () => {
+        open().catch((error: unknown) => failures.push(error));
+      };
+      if (!stopped) setTimeout(reopen, options.reconnectAfterMs);
     });
   };
   for (let i = 0; i < count; i += 1) await open();
   stopAttack = () => {
     stopped = true;
   };
-  return { opened: () => opened };
+  return { opened: () => opened, failures: () => failures };
 }
 
 /** A gzip body (no signature) inflating to about `inflated` bytes, sent but for its end. */
@@ -217,6 +221,7 @@ describe('slow senders, with the secret or with none configured, never starve ge
     }
     expect(delivered).toEqual([200, 200, 200, 200, 200]);
     expect(attack.opened(), 'the attack did not reconnect').toBeGreaterThan(12);
+    expect(attack.failures(), 'a reconnection failed').toEqual([]);
     expect(await metric(port, 'webhook_deliveries_in_flight')).toBe(0);
     expect(await bed.database.count('webhook_deliveries')).toBe(5);
   });

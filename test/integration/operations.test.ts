@@ -149,7 +149,7 @@ describe('overload', () => {
       slow.finish();
       await untilAsync(
         async () =>
-          /^webhook_deliveries_in_flight 1$/m.test(await (await request(app).get('/metrics')).text),
+          /^webhook_deliveries_in_flight 1$/m.test((await request(app).get('/metrics')).text),
         'the first delivery to hold the only slot',
       );
 
@@ -197,8 +197,9 @@ describe('graceful shutdown', () => {
           shuttingDown = true;
           events.push('not ready');
         },
-        release: async () => {
+        release: () => {
           events.push('released');
+          return Promise.resolve();
         },
         timeoutMs: 5000,
         logger: createLogger('silent'),

@@ -80,7 +80,7 @@ describe('scheduled recovery across instances (the recovery lease)', () => {
   });
 
   it('when a run succeeds, then the metrics count what was recovered and the time of the last success', async () => {
-    const { scheduler, registry } = instance(async () => summary(true));
+    const { scheduler, registry } = instance(() => Promise.resolve(summary(true)));
     await scheduler.tick();
     const text = await registry.metrics();
     expect(text).toContain('recovery_notifications_total{result="recovered"} 2');
@@ -89,10 +89,9 @@ describe('scheduled recovery across instances (the recovery lease)', () => {
 
   it('when a run leaves something unrecovered or crashes, then it is counted as failed / error and the last success is not moved', async () => {
     let crash = false;
-    const { scheduler, registry } = instance(async () => {
-      if (crash) throw new Error('boom');
-      return summary(false);
-    });
+    const { scheduler, registry } = instance(() =>
+      crash ? Promise.reject(new Error('boom')) : Promise.resolve(summary(false)),
+    );
     expect(await scheduler.tick()).toBe('ran');
     crash = true;
     expect(await scheduler.tick()).toBe('error');
@@ -103,7 +102,7 @@ describe('scheduled recovery across instances (the recovery lease)', () => {
     expect(text).toContain('recovery_last_success_timestamp_seconds 0');
     // A crashed run released the lease too.
     crash = false;
-    expect(await instance(async () => summary()).scheduler.tick()).toBe('ran');
+    expect(await instance(() => Promise.resolve(summary())).scheduler.tick()).toBe('ran');
   });
 
   it('when started, then it runs on its interval until stopped, never two runs at once', async () => {

@@ -66,9 +66,9 @@ describe('upgrading refunds written by the previous version', () => {
       apiKey: 'k',
       mAccount: undefined,
       timeoutMs: 100,
-      fetch: async () => {
+      fetch: () => {
         calls += 1;
-        throw new TypeError('no platform in this test');
+        return Promise.reject(new TypeError('no platform in this test'));
       },
     });
     const deps = {

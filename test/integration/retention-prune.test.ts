@@ -175,8 +175,8 @@ describe('with a relay handing events on', () => {
     // The head of the feed: three old deliveries whose events were sent 40 days ago.
     for (const name of ['sent1', 'sent2', 'sent3']) {
       ids[name] = await store(item({ transactionId: `TX-${name}` }));
-      await age(ids[name]!, 100);
-      await relay(ids[name]!, 'sent');
+      await age(ids[name], 100);
+      await relay(ids[name], 'sent');
     }
     // Not yet handed on: pending (the consumer is down, or blocked behind a dead letter), dead.
     ids.pending = await store(item({ transactionId: 'TX-pending' }));

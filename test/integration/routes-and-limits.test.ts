@@ -14,7 +14,7 @@ const LIMIT = 64 * 1024;
 const bed = useTestbed();
 let built: TestApp;
 
-beforeEach(async () => {
+beforeEach(() => {
   built = buildTestApp({
     db: bed.database.db,
     publicKey: bed.signer.publicKey,
@@ -203,8 +203,8 @@ describe('health', () => {
       db: bed.database.db,
       keys: {
         current: () => undefined,
-        ensure: async () => undefined,
-        refreshAfterFailure: async () => undefined,
+        ensure: () => Promise.resolve(undefined),
+        refreshAfterFailure: () => Promise.resolve(undefined),
         start: async () => {},
         stop: () => {},
       },

@@ -72,9 +72,10 @@ describe('slow senders (slowloris)', () => {
     const conn = await rawConnection();
     try {
       conn.write('POST /webhooks/NPPReceivePayment HTTP/1.1\r\nHost: 127.0.0.1\r\n');
-      void conn.dribble(Buffer.from(`X-Slow: ${'a'.repeat(400)}`), 50);
+      const dribbling = conn.dribble(Buffer.from(`X-Slow: ${'a'.repeat(400)}`), 50);
       const closedAfter = await conn.closedWithin(TIMEOUT_MS + SLACK_MS);
       expect(closedAfter, 'connection still open').toBeDefined();
+      await dribbling; // stops once the connection is gone
       expect(statuses(conn.received())).toEqual(conn.received() === '' ? [] : [408]);
       await expectNothingStoredNowOrLater();
     } finally {
@@ -88,9 +89,10 @@ describe('slow senders (slowloris)', () => {
     try {
       conn.write(head);
       // ~150 bytes at 50 ms each: seven seconds for a body the server must give up on after one.
-      void conn.dribble(body, 50);
+      const dribbling = conn.dribble(body, 50);
       const closedAfter = await conn.closedWithin(TIMEOUT_MS + SLACK_MS);
       expect(closedAfter, 'connection still open').toBeDefined();
+      await dribbling;
       expect(statuses(conn.received())).toEqual(conn.received() === '' ? [] : [408]);
       await expectNothingStoredNowOrLater();
     } finally {
@@ -245,9 +247,10 @@ describe('request timeout bounds the body (item: time)', () => {
       const conn = await rawConnectionTo((slowServer.address() as AddressInfo).port);
       try {
         conn.write(head);
-        void conn.dribble(body, 50);
+        const dribbling = conn.dribble(body, 50);
         const closedAfter = await conn.closedWithin(TIMEOUT_MS + SLACK_MS);
         expect(closedAfter, 'connection still open').toBeDefined();
+        await dribbling;
         expect(statuses(conn.received()).filter((status) => status !== 408)).toEqual([]);
         await expectNothingStoredNowOrLater();
       } finally {
@@ -271,8 +274,9 @@ describe('request timeout bounds the body (item: time)', () => {
     const conn = await rawConnectionTo((bare.address() as AddressInfo).port);
     try {
       conn.write(head);
-      void conn.dribble(body, 50);
+      const dribbling = conn.dribble(body, 50);
       expect(await conn.closedWithin(TIMEOUT_MS + SLACK_MS), 'connection still open').toBeDefined();
+      await dribbling;
       expect(statuses(conn.received())).toEqual([408]);
       expect(conn.received()).toContain('"status":"RequestTimeout"');
       await expectNothingStoredNowOrLater();

@@ -10,7 +10,7 @@ const RECEIVED_AT = new Date('2026-11-22T01:02:03.456Z');
 const bed = useTestbed();
 let built: TestApp;
 
-beforeEach(async () => {
+beforeEach(() => {
   built = buildTestApp({
     db: bed.database.db,
     publicKey: bed.signer.publicKey,

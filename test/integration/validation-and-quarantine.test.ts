@@ -19,7 +19,7 @@ interface QuarantineRow {
   reasons: { path: string; message: string }[];
 }
 
-beforeEach(async () => {
+beforeEach(() => {
   built = buildTestApp({
     db: bed.database.db,
     publicKey: bed.signer.publicKey,

@@ -69,7 +69,16 @@ export async function startConsumer(options: {
     if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
     if (!res.destroyed) res.writeHead(event.status).end();
   };
-  let server: Server = createServer((req, res) => void handle(req, res));
+  // A consumer that fails (a request cut while being read, a bug here) answers 500 if it still
+  // can, and says why.
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
+    handle(req, res).catch((error: unknown) => {
+      console.error('test consumer failed', error);
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  };
+  let server: Server = createServer(serve);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   const close = () =>
@@ -87,7 +96,7 @@ export async function startConsumer(options: {
     down: close,
     /** Listen again on the same port. */
     up: async () => {
-      server = createServer((req, res) => void handle(req, res));
+      server = createServer(serve);
       await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     },
     close,

@@ -37,7 +37,12 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
         body: Buffer.concat(chunks).toString('utf8'),
       };
       requests.push(recorded);
-      void script(recorded, res, requests.length - 1);
+      // A script that fails answers 500 if it still can, and says why.
+      Promise.resolve(script(recorded, res, requests.length - 1)).catch((error: unknown) => {
+        console.error('scripted server: script failed', error);
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -82,7 +82,9 @@ function signInWorker(bodies: string[], privateKeyPem: string): Promise<string[]
     const worker = new Worker(bootstrap, { eval: true, workerData: { privateKeyPem, bodies } });
     worker.once('message', (signatures: string[]) => {
       resolve(signatures);
-      void worker.terminate();
+      worker.terminate().catch((error: unknown) => {
+        console.error('signing worker not terminated:', error);
+      });
     });
     worker.once('error', reject);
     worker.once('exit', (code) => {

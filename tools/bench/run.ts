@@ -39,7 +39,8 @@ async function main(): Promise<number> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       log(`\n${signal}: stopping servers and dropping databases`);
-      void cleanup.run().then(() => process.exit(130));
+      const exit = () => process.exit(130);
+      cleanup.run().then(exit, exit); // run() reports each failed step itself
     });
   }
 

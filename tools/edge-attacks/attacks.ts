@@ -73,7 +73,9 @@ async function openMany(
       if (options.reconnectAfterMs === undefined) return;
       const again = setTimeout(() => {
         timers.delete(again);
-        void start(index);
+        start(index).catch((error: unknown) => {
+          console.error(`edge-attacks: socket ${index} not reopened:`, error);
+        });
       }, options.reconnectAfterMs);
       timers.add(again);
     });

@@ -61,9 +61,13 @@ export async function startNginx(
   );
   child.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let running = true;
-  void exited.then(() => (running = false));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      running = false;
+      resolve();
+    }),
+  );
   cleanup.defer('stop nginx', async () => {
     if (!running) return;
     child.kill('SIGTERM');

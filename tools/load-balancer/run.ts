@@ -44,7 +44,8 @@ async function main(argv: string[]): Promise<number> {
   const cleanup = createCleanup(log);
   const abandon = (why: string, code: number) => {
     log(`\n${why}: cleaning up`);
-    void cleanup.run().finally(() => process.exit(code));
+    const exit = () => process.exit(code);
+    cleanup.run().then(exit, exit); // run() reports each failed step itself
   };
   process.once('SIGINT', () => abandon('interrupted', 130));
   process.once('SIGTERM', () => abandon('terminated', 143));

@@ -86,7 +86,10 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     receivers.push(receiver);
     cleanup.defer(`stop ${name}`, async () => {
       const exit = receiver.stop('SIGTERM');
-      const force = setTimeout(() => void receiver.stop('SIGKILL'), 8000);
+      const force = setTimeout(() => {
+        // The same exit as `exit`, which is awaited (and any failure reported) below.
+        receiver.stop('SIGKILL').catch(() => {});
+      }, 8000);
       await exit;
       clearTimeout(force);
     });

@@ -71,8 +71,8 @@ export function sydneyUsDateTime(at: Date): string {
 export function isValidStamp(stamp: string): boolean {
   const match = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(stamp);
   if (!match) return false;
-  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as number[];
-  const date = new Date(Date.UTC(year!, month! - 1, day!));
+  const [year, month, day, hour, minute, second] = match.slice(1).map(Number);
+  const date = new Date(Date.UTC(year!, month! - 1, day));
   return (
     date.getUTCFullYear() === year &&
     date.getUTCMonth() === month! - 1 &&

@@ -88,7 +88,7 @@ export function listOf<T extends z.ZodType>(element: T) {
   return absentIfUnreadable(z.array(z.unknown())).transform((items) =>
     (items ?? []).flatMap((item) => {
       const parsed = element.safeParse(item);
-      return parsed.success ? [parsed.data as z.output<T>] : [];
+      return parsed.success ? [parsed.data] : [];
     }),
   );
 }

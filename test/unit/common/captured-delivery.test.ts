@@ -204,7 +204,7 @@ describe('serialiseCapturedDelivery', () => {
             const file = serialiseCapturedDelivery({
               ...withoutBody(),
               ...bodyField(bytes),
-            } as CapturedDelivery);
+            });
             expect(bodyBytes(parseCapturedDelivery(file)).equals(bytes)).toBe(true);
           }
         },

@@ -10,12 +10,12 @@ function harness(tokens: Array<string | ProviderError>) {
   let signIns = 0;
   const cache = createTokenCache({
     now: () => clock,
-    signIn: async () => {
+    signIn: () => {
       const next = tokens[signIns];
       signIns += 1;
-      if (next === undefined) throw new Error('no more tokens scripted');
-      if (next instanceof ProviderError) throw next;
-      return next;
+      if (next === undefined) return Promise.reject(new Error('no more tokens scripted'));
+      if (next instanceof ProviderError) return Promise.reject(next);
+      return Promise.resolve(next);
     },
   });
   return {

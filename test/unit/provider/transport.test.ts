@@ -49,8 +49,9 @@ async function setUp(script: Script, overrides: Partial<TransportOptions> = {}) 
     timeoutMs: 2000,
     retry: { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1000 },
     fetch,
-    sleep: async (ms) => {
+    sleep: (ms) => {
       waits.push(ms);
+      return Promise.resolve();
     },
     random: () => 0.5,
     logger: createLogger('debug', sink),

@@ -87,9 +87,8 @@ describe('PayTo report pages', () => {
       '3': [row('C'), row('A')],
     };
     const client = {
-      paytoReport: async ({ skip }: { skip: string }) => ({
-        ...readPaytoReport({ ndeFileDetails: answers[skip] ?? [] }, ''),
-      }),
+      paytoReport: ({ skip }: { skip: string }) =>
+        Promise.resolve({ ...readPaytoReport({ ndeFileDetails: answers[skip] ?? [] }, '') }),
     } as unknown as ProviderClient;
     const pages = [];
     for await (const page of paytoReportPages(client, '2026-11-22', { pageSize: 3, maxPages: 5 })) {

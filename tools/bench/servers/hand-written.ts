@@ -79,6 +79,14 @@ app.post(
 
 const server = app.listen(Number(process.env.PORT ?? 3002), '127.0.0.1');
 process.on('SIGTERM', () => {
-  server.close(() => void pool.end().then(() => process.exit(0)));
+  server.close(() => {
+    pool.end().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error('closing the pool failed', error);
+        process.exit(1);
+      },
+    );
+  });
   server.closeIdleConnections();
 });

@@ -55,7 +55,6 @@ export function createStateSaver(file: string, snapshot: () => SandboxState, del
       .catch((error: unknown) => {
         process.stderr.write(`sandbox: could not save ${file}: ${String(error)}\n`);
       });
-    return writing;
   };
   return {
     schedule() {
@@ -63,7 +62,8 @@ export function createStateSaver(file: string, snapshot: () => SandboxState, del
     },
     async flush() {
       if (timer) clearTimeout(timer);
-      await write();
+      write();
+      await writing;
     },
   };
 }

@@ -79,13 +79,19 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
     while (!closed && inFlight < concurrency && queue.length > 0) {
       const next = queue.shift()!;
       inFlight += 1;
-      void attemptDelivery(next.record, next.kind, {
+      attemptDelivery(next.record, next.kind, {
         ...options,
         securityToken: store.state.subscriptions.find(
           (x) => x.subscriptionId === next.record.subscriptionId,
         )?.securityToken,
       })
         .then((result) => record(next.record, result))
+        .catch((error: unknown) => {
+          // attemptDelivery answers the subscriber's failures itself: this is the sandbox's own.
+          process.stderr.write(
+            `sandbox: delivery of ${next.record.webhookId} failed: ${String(error)}\n`,
+          );
+        })
         .finally(() => {
           inFlight -= 1;
           pump();

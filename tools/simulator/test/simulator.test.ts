@@ -127,6 +127,7 @@ describe('simulator', () => {
     const url = await serveReceiver(keys);
     const port = Number(new URL(probe.url).port);
     let refused = 0;
+    let keyServerUp: Promise<void> | undefined;
     const deliveries = planSimulation(
       { ...plan, count: 6, duplicateRatio: 0, badSignatureRatio: 0, malformedRatio: 0 },
       key.privateKey,
@@ -138,12 +139,15 @@ describe('simulator', () => {
       // The platform's key endpoint comes up once every first attempt has been refused.
       onAttempt: (_send, status) => {
         if (status === 503 && ++refused === deliveries.length) {
-          void startKeyServer(key.publicKey, { host: '127.0.0.1', port }).then((server) => {
-            cleanup.push(() => server.close());
-          });
+          keyServerUp = startKeyServer(key.publicKey, { host: '127.0.0.1', port }).then(
+            (server) => {
+              cleanup.push(() => server.close());
+            },
+          );
         }
       },
     });
+    await keyServerUp; // a key server that failed to start says so here
 
     expect(summary).toMatchObject({
       sent: 12,
@@ -362,7 +366,7 @@ describe('simulator progress', () => {
     );
 
     expect(failed).toMatchObject({ code: 1 });
-    const { stdout, stderr } = failed as { stdout: string; stderr: string };
+    const { stdout, stderr } = failed;
     expect(stderr).toMatch(
       /simulate: waiting: 2 deliveries for the one retry \(the platform's, 2 s after a failure\), due in \d s; 0 of 2 deliveries done; sent 2: .*network errors 2/,
     );
