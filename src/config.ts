@@ -689,7 +689,7 @@ function feedConfig(e: Env) {
       ? Object.freeze({
           url: e.FEED_HTTP_URL,
           /** Key bytes of each FEED_HTTP_SECRET (several during a rotation). */
-          secrets: secrets.filter((s): s is Buffer => typeof s !== 'string') as readonly Buffer[],
+          secrets: secrets.filter((s): s is Buffer => typeof s !== 'string'),
           timeoutMs: e.FEED_HTTP_TIMEOUT_MS,
           concurrency: e.FEED_HTTP_CONCURRENCY,
           retryBaseMs: e.FEED_RETRY_BASE_MS,
