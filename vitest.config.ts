@@ -11,5 +11,26 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    // Only with `npm run test:coverage` (`vitest run --coverage`); plain `npm test` measures nothing.
+    coverage: {
+      provider: 'v8',
+      // The product, all of it: a file no test loads counts as 0 %, so nothing hides by being
+      // left out. Measured in Vitest's test workers only: code that runs solely in a child
+      // process a test spawns (the CLIs, `src/main.ts` started as a process) is not
+      // counted, so the figures understate what the suite exercises.
+      include: ['src/**'],
+      reporter: ['text-summary', 'json-summary', 'html'],
+      reportsDirectory: 'coverage', // git-, prettier- and eslint-ignored
+      // The floor of what the suite reaches (on the machine's Postgres, as CI measures it): a run
+      // below any of them fails. Only ever raised, to the new floor when the tests reach more;
+      // never lowered to let a change through. Reached when set: lines 84.54 %, statements
+      // 83.8 %, functions 84.95 %, branches 80.12 %.
+      thresholds: {
+        lines: 84,
+        statements: 83,
+        functions: 84,
+        branches: 80,
+      },
+    },
   },
 });
