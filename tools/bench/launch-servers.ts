@@ -36,7 +36,7 @@ export async function launchServers(
     if (launch.status === 'rejected') throw launch.reason;
     const { name, process } = launch.value;
     servers.push(launch.value);
-    log(`started ${name} (pid ${process.pid}) at ${process.url}`);
+    log(`started ${ctx.instance ?? name} (pid ${process.pid}) at ${process.url}`);
   }
   const differences = runtimeDifferences(servers);
   if (differences.length > 0) {
@@ -48,7 +48,7 @@ export async function launchServers(
 }
 
 /** `npm run start:prod` as package.json has it: the production runtime is read from there. */
-function startProdScript(projectDir: string): string {
+export function startProdScript(projectDir: string): string {
   const pkg = JSON.parse(readFileSync(join(projectDir, 'package.json'), 'utf8')) as {
     scripts?: Record<string, string>;
   };
