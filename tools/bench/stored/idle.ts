@@ -34,6 +34,8 @@ export interface IdleWindow {
 
 export interface IdleContext {
   adminUrl: string;
+  /** The cluster's postmaster (findPostmaster), looked up before anything is measured. */
+  postmaster: number;
   rounds: number;
   windowSeconds: number;
   databases: Record<StoredDatabase, string>;
@@ -43,7 +45,7 @@ export interface IdleContext {
 }
 
 export async function measureIdle(ctx: IdleContext): Promise<IdleWindow[]> {
-  const postmaster = await findPostmaster(ctx.adminUrl);
+  const { postmaster } = ctx;
   const windows: IdleWindow[] = [];
   for (let round = 1; round <= ctx.rounds; round += 1) {
     for (const database of pairOrder(round)) {
@@ -108,8 +110,12 @@ async function watch(
   };
 }
 
-/** The postmaster: the parent of any backend, such as the one this query runs in. */
-async function findPostmaster(adminUrl: string): Promise<number> {
+/**
+ * The postmaster: the parent of any backend, such as the one this query runs in. Only when
+ * Postgres runs on this machine, in this PID namespace: the run looks it up first, so a remote
+ * Postgres stops it before anything is seeded or measured.
+ */
+export async function findPostmaster(adminUrl: string): Promise<number> {
   const backend = await withClient(adminUrl, async (client) => {
     const result = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     return result.rows[0]?.pid;

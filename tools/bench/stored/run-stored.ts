@@ -22,7 +22,7 @@ import {
 } from './cache.ts';
 import { readStorage } from './database-facts.ts';
 import { createGrowthProbe } from './growth-probe.ts';
-import { measureIdle } from './idle.ts';
+import { findPostmaster, measureIdle } from './idle.ts';
 import { runStoredRounds, type StoredDatabase, type StoredTarget } from './load-rounds.ts';
 import { withHeartbeat, stderrProgress } from './progress.ts';
 import { publishStored } from './publish.ts';
@@ -83,6 +83,7 @@ export async function runStored(input: StoredRunInput): Promise<void> {
     return server;
   };
 
+  const postmaster = await findPostmaster(adminUrl);
   const kept = await listStoredCaches(adminUrl);
   if (kept.length > 0) {
     log(
@@ -154,6 +155,7 @@ export async function runStored(input: StoredRunInput): Promise<void> {
   await clients.large.query('CHECKPOINT');
   const idle = await measureIdle({
     adminUrl,
+    postmaster,
     rounds: options.rounds,
     windowSeconds: options.idleDuration,
     databases,
