@@ -116,11 +116,12 @@ async function watch(
  * Postgres stops it before anything is seeded or measured.
  */
 export async function findPostmaster(adminUrl: string): Promise<number> {
-  const backend = await withClient(adminUrl, async (client) => {
+  // Read while the connection is open: its backend exits as soon as it closes.
+  const postmaster = await withClient(adminUrl, async (client) => {
     const result = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-    return result.rows[0]?.pid;
+    const backend = result.rows[0]?.pid;
+    return backend === undefined ? undefined : parentPid(backend);
   });
-  const postmaster = backend === undefined ? undefined : parentPid(backend);
   if (!postmaster || postmaster <= 1) {
     throw new Error(
       'cannot find the Postgres postmaster in /proc: --stored measures the idle cost of ' +
