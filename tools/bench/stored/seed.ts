@@ -4,6 +4,7 @@ import { runLoad } from '../load.ts';
 import { databaseUrl } from '../postgres.ts';
 import { quoteIdentifier as q, readTables, type TableInfo } from './catalog.ts';
 import {
+  isRewrite,
   parentsFirst,
   planTable,
   SPREAD_DAYS,
@@ -212,7 +213,7 @@ function describeKeys(plans: readonly TablePlan[]): string {
   return plans
     .flatMap((plan) =>
       plan.columns
-        .filter((column) => column.rule.kind !== 'same' && column.rule.kind !== 'time')
+        .filter((column) => isRewrite(column.rule))
         .map((column) => `${plan.table}.${column.name}: ${column.rule.kind}`),
     )
     .join(', ');
