@@ -48,7 +48,7 @@ export async function launchServers(
 }
 
 /** `npm run start:prod` as package.json has it: the production runtime is read from there. */
-export function startProdScript(projectDir: string): string {
+function startProdScript(projectDir: string): string {
   const pkg = JSON.parse(readFileSync(join(projectDir, 'package.json'), 'utf8')) as {
     scripts?: Record<string, string>;
   };
