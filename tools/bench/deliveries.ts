@@ -20,13 +20,19 @@ export interface DeliveryPool {
 }
 
 /** Webhookids start here: 16 digits, far below the bigint limit, and plainly synthetic. */
-const FIRST_WEBHOOK_ID = 1_000_000_000_000_000;
+export const FIRST_WEBHOOK_ID = 1_000_000_000_000_000;
 
 export function createDeliveryPool(options: {
   privateKeyPem: string;
   secret: string;
   workers?: number;
+  /**
+   * Delivery number of the first delivery (default 0): its Webhookid is FIRST_WEBHOOK_ID plus
+   * this, its body paymentBody(this). A pool starting far from 0 never repeats one of the load's.
+   */
+  firstIndex?: number;
 }): DeliveryPool {
+  const firstIndex = options.firstIndex ?? 0;
   const deliveries: Delivery[] = [];
   const workers = options.workers ?? Math.max(1, availableParallelism());
   return {
@@ -41,14 +47,16 @@ export function createDeliveryPool(options: {
     async ensure(count) {
       const first = deliveries.length;
       if (count <= first) return;
-      const bodies = Array.from({ length: count - first }, (_, i) => paymentBody(first + i));
+      const bodies = Array.from({ length: count - first }, (_, i) =>
+        paymentBody(firstIndex + first + i),
+      );
       const signatures = await signInParallel(bodies, options.privateKeyPem, workers);
       bodies.forEach((body, i) => {
         deliveries.push({
           body,
           headers: {
             'Content-Type': 'application/json',
-            Webhookid: String(FIRST_WEBHOOK_ID + first + i),
+            Webhookid: String(FIRST_WEBHOOK_ID + firstIndex + first + i),
             'Verification-Signature': signatures[i] ?? '',
             Authorisation: options.secret,
           },

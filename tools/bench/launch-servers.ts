@@ -36,7 +36,7 @@ export async function launchServers(
     if (launch.status === 'rejected') throw launch.reason;
     const { name, process } = launch.value;
     servers.push(launch.value);
-    log(`started ${name} (pid ${process.pid}) at ${process.url}`);
+    log(`started ${ctx.instance ?? name} (pid ${process.pid}) at ${process.url}`);
   }
   const differences = runtimeDifferences(servers);
   if (differences.length > 0) {

@@ -5,18 +5,30 @@ import * as prettier from 'prettier';
 export const START_MARKER = '<!-- bench:start -->';
 export const END_MARKER = '<!-- bench:end -->';
 
+/** A pair of markers around a section a run rewrites. */
+export interface Markers {
+  start: string;
+  end: string;
+}
+
+const BENCH_MARKERS: Markers = { start: START_MARKER, end: END_MARKER };
+
 /**
  * `document` with everything between the markers replaced by `content`; the markers and the text
  * around them are kept byte for byte. A marker counts only on a line of its own, so prose that
  * mentions the markers is never mistaken for them. Undefined when either is missing, or the end
  * comes first.
  */
-export function replaceBetweenMarkers(document: string, content: string): string | undefined {
-  const start = lineStart(document, START_MARKER, 0);
+export function replaceBetweenMarkers(
+  document: string,
+  content: string,
+  markers: Markers = BENCH_MARKERS,
+): string | undefined {
+  const start = lineStart(document, markers.start, 0);
   if (start === undefined) return undefined;
-  const end = lineStart(document, END_MARKER, start + START_MARKER.length);
+  const end = lineStart(document, markers.end, start + markers.start.length);
   if (end === undefined) return undefined;
-  const head = document.slice(0, start + START_MARKER.length);
+  const head = document.slice(0, start + markers.start.length);
   return `${head}\n${content.trim()}\n${document.slice(end)}`;
 }
 
@@ -41,10 +53,11 @@ export async function updateMarkedSection(
   path: string,
   content: string,
   projectDir: string,
+  markers: Markers = BENCH_MARKERS,
 ): Promise<boolean> {
   if (!existsSync(path)) return false;
   const before = readFileSync(path, 'utf8');
-  const replaced = replaceBetweenMarkers(before, content);
+  const replaced = replaceBetweenMarkers(before, content, markers);
   if (replaced === undefined) return false;
   const after = await formatLikeTheProject(path, replaced, projectDir);
   if (after !== before) writeFileSync(path, after);

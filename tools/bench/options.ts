@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { isRuntimePreset, RUNTIME_PRESET_NAMES, type RuntimePreset } from './runtime.ts';
+import { MAX_STORED, parseDeliveryCount } from './stored/delivery-count.ts';
 
 export const SERVER_NAMES = ['receiver', 'hand-written', 'bare'] as const;
 export type ServerName = (typeof SERVER_NAMES)[number];
@@ -31,6 +32,15 @@ export interface BenchOptions {
   readonly allowUnequalRuntime: boolean;
   /** Instead of the rounds: one throughput phase per server under `node --cpu-prof`. */
   readonly profile: boolean;
+  /**
+   * Instead of the three servers: the receiver on an empty database and on one already holding
+   * this many deliveries, side by side (docs/benchmark.md, "On a database that holds N").
+   */
+  readonly stored: number | undefined;
+  /** With --stored: seed the large database again even if an earlier run left one to reuse. */
+  readonly reseed: boolean;
+  /** With --stored: seconds of each idle window (after IDLE_SETTLE_SECONDS of settling). */
+  readonly idleDuration: number;
 }
 
 export const DEFAULT_RUNTIME: RuntimePreset = 'production';
@@ -55,6 +65,13 @@ const USAGE = `npm run bench -- [flags]
   --profile              no rounds: warm up, then one throughput phase under node --cpu-prof,
                          and print where the CPU went (the receiver, or the servers of --only)
   --no-docs              do not rewrite docs/benchmark.md and README.md
+  --stored=N             instead of the three servers: the receiver on an empty database and on
+                         one already holding N deliveries (2m, 200k, 50000; up to 50m), side by
+                         side: throughput, p99 at --rate, idle cost, bytes and WAL per delivery.
+                         The large database is seeded once and kept for later runs
+                         (benchcache_stored_<N>); about 15 minutes for 2m on 2 cores
+  --reseed               with --stored: seed the large database again, even if one is kept
+  --idle-duration=S      with --stored: seconds of each idle window (default 30)
 Environment: BENCH_DATABASE_URL, BENCH_NODE_ARGS (Node flags for every server),
   BENCH_RECEIVER_ENV ("NAME=value ..." settings for the receiver).`;
 
@@ -90,6 +107,9 @@ export function parseOptions(
         runtime: { type: 'string' },
         'allow-unequal-runtime': { type: 'boolean' },
         profile: { type: 'boolean' },
+        stored: { type: 'string' },
+        reseed: { type: 'boolean' },
+        'idle-duration': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -106,6 +126,14 @@ export function parseOptions(
   if (!isRuntimePreset(runtime)) {
     throw new UsageError(`--runtime must be ${RUNTIME_PRESET_NAMES.join(' or ')}, not ${runtime}`);
   }
+  const stored = v.stored === undefined ? undefined : storedCount(v.stored);
+  if (stored === undefined && (v.reseed || v['idle-duration'] !== undefined)) {
+    throw new UsageError('--reseed and --idle-duration go with --stored');
+  }
+  if (stored !== undefined && (v.profile || v.only !== undefined)) {
+    // The stored comparison is the receiver against itself; the other servers store elsewhere.
+    throw new UsageError('--stored measures the receiver alone: no --only or --profile with it');
+  }
   return {
     rounds: integer('rounds', v.rounds, 3, 1, 50),
     duration: integer('duration', v.duration, 10, 1, 600),
@@ -115,7 +143,12 @@ export function parseOptions(
     rate: integer('rate', v.rate, 1000, 1, 100_000),
     pacing,
     // A profile looks at one server unless told otherwise: the receiver.
-    only: v.profile && v.only === undefined ? ['receiver'] : parseOnly(v.only),
+    only:
+      v.profile && v.only === undefined
+        ? ['receiver']
+        : stored !== undefined
+          ? ['receiver']
+          : parseOnly(v.only),
     poolMax: integer('pool-max', v['pool-max'], 10, 1, 90),
     adminDatabaseUrl: v['database-url'] ?? env.BENCH_DATABASE_URL ?? DEFAULT_ADMIN_DATABASE_URL,
     writeDocs: !v['no-docs'],
@@ -123,7 +156,21 @@ export function parseOptions(
     runtime,
     allowUnequalRuntime: v['allow-unequal-runtime'] ?? false,
     profile: v.profile ?? false,
+    stored,
+    reseed: v.reseed ?? false,
+    idleDuration: integer('idle-duration', v['idle-duration'], 30, 1, 600),
   };
+}
+
+function storedCount(raw: string): number {
+  const count = parseDeliveryCount(raw);
+  if (count === undefined || count < 1 || count > MAX_STORED) {
+    throw new UsageError(
+      `--stored takes a number of deliveries from 1 to ${MAX_STORED.toLocaleString('en-US')}, ` +
+        `such as 2m, 200k or 50000; not ${raw}`,
+    );
+  }
+  return count;
 }
 
 export { USAGE };

@@ -3,7 +3,10 @@ import type { PhaseRecord } from './rounds.ts';
 
 /** One line per measured phase, printed as the run goes. */
 
-export function describePhase(record: PhaseRecord | undefined): string {
+export function describePhase(
+  record: PhaseRecord | undefined,
+  label = record?.server ?? '',
+): string {
   if (!record) return '';
   const { load } = record;
   const failures = load.non2xx + load.errors + load.timeouts;
@@ -12,7 +15,7 @@ export function describePhase(record: PhaseRecord | undefined): string {
     record.rowsStored === undefined
       ? ''
       : `, rows ${record.rowsStored}${record.rowsStored === answered200 ? ' = 200s' : ` != 200s ${answered200}`}`;
-  const head = `round ${record.round} ${record.server.padEnd(12)} ${record.phase.padEnd(10)}`;
+  const head = `round ${record.round} ${label.padEnd(12)} ${record.phase.padEnd(10)}`;
   const { cpu } = load;
   const core = (seconds: number) => `${Math.round((100 * seconds) / load.elapsedSeconds)}%`;
   const other = otherCpu(cpu);

@@ -17,6 +17,9 @@ const REPORTED_SETTINGS = [
   'commit_delay',
   'shared_buffers',
   'max_connections',
+  // What a large database's upkeep costs (--stored): vacuuming, and how often it checkpoints.
+  'autovacuum',
+  'max_wal_size',
 ];
 
 export function databaseUrl(adminUrl: string, database: string): string {
@@ -51,9 +54,14 @@ export async function readPostgresFacts(adminUrl: string): Promise<PostgresFacts
   });
 }
 
+/** A unique database name that says it belongs to the benchmark (a killed run names it). */
+export function benchDatabaseName(label: string): string {
+  return `bench_${label.replace(/[^a-z0-9]/g, '_')}_${randomBytes(4).toString('hex')}`;
+}
+
 /** A fresh, uniquely named database; the name says it belongs to the benchmark. */
 export async function createBenchDatabase(adminUrl: string, label: string): Promise<string> {
-  const name = `bench_${label.replace(/[^a-z0-9]/g, '_')}_${randomBytes(4).toString('hex')}`;
+  const name = benchDatabaseName(label);
   await withClient(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
   return name;
 }

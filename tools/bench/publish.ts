@@ -58,7 +58,7 @@ export async function publish(input: {
   log(`updated between the bench markers: ${written.length > 0 ? written.join(', ') : 'none'}`);
 }
 
-function withoutPassword(url: string): string {
+export function withoutPassword(url: string): string {
   const parsed = new URL(url);
   if (parsed.password) parsed.password = '***';
   return parsed.toString();

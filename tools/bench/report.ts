@@ -20,9 +20,9 @@ const int = (value: number) => Math.round(value).toLocaleString('en-US');
 const ms = (value: number) => value.toFixed(2);
 const mb = (bytes: number | undefined) => (bytes === undefined ? '-' : (bytes / 1e6).toFixed(1));
 const times = (value: number | undefined) => (value === undefined ? '-' : `${value.toFixed(2)}x`);
-const RESULT = { pass: 'PASS', fail: 'FAIL', 'n/a': 'n/a' } as const;
+export const RESULT = { pass: 'PASS', fail: 'FAIL', 'n/a': 'n/a' } as const;
 
-function table(header: string[], rows: string[][], alignRightFrom = 1): string {
+export function table(header: string[], rows: string[][], alignRightFrom = 1): string {
   const align = header.map((_, i) => (i >= alignRightFrom ? '---:' : '---'));
   return [header, align, ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
 }

@@ -54,7 +54,7 @@ interface Phase {
 }
 
 export async function runRounds(ctx: RoundsContext): Promise<PhaseRecord[]> {
-  const { options, servers, pool } = ctx;
+  const { options, servers } = ctx;
   const estimate = new Map<ServerName, number>();
   for (const server of servers) {
     const rate = await warmUp(ctx, server);
@@ -69,13 +69,7 @@ export async function runRounds(ctx: RoundsContext): Promise<PhaseRecord[]> {
       ctx.log(describePhase(records.at(-1)));
       estimate.set(server.name, throughput.load.okPerSecond || (estimate.get(server.name) ?? 0));
 
-      const latencyAmount = Math.max(options.connections, options.rate * options.latencyDuration);
-      if (server.store) await pool.ensure(latencyAmount);
-      const latency = await measure(ctx, server, {
-        name: 'latency',
-        amount: latencyAmount,
-        rate: { perSecond: options.rate, pacing: options.pacing },
-      });
+      const latency = await latencyPhase(ctx, server);
       records.push({ ...latency, round, phase: 'latency' });
       ctx.log(describePhase(records.at(-1)));
     }
@@ -96,6 +90,21 @@ export async function throughputPhase(
     name: 'throughput',
     amount: server.store ? pool.size : UNCAPPED,
     durationSeconds: options.duration,
+  });
+}
+
+/** One fixed-rate phase: rate x latency-duration deliveries, evenly paced. */
+export async function latencyPhase(
+  ctx: RoundsContext,
+  server: BenchServer,
+): Promise<Omit<PhaseRecord, 'round' | 'phase'>> {
+  const { options, pool } = ctx;
+  const amount = Math.max(options.connections, options.rate * options.latencyDuration);
+  if (server.store) await pool.ensure(amount);
+  return measure(ctx, server, {
+    name: 'latency',
+    amount,
+    rate: { perSecond: options.rate, pacing: options.pacing },
   });
 }
 

@@ -14,11 +14,13 @@ import { profileServers } from './profile-run.ts';
 import { publish } from './publish.ts';
 import { runRounds, type RoundsContext } from './rounds.ts';
 import { BENCH_SERVERS_TSCONFIG } from './server-specs.ts';
+import { runStored } from './stored/run-stored.ts';
 import { summarise } from './summary.ts';
 
 /**
  * `npm run bench`: the receiver against a hand-written receiver and a bare Express echo, on the
- * same machine and the same Postgres, in alternating rounds. See docs/benchmark.md.
+ * same machine and the same Postgres, in alternating rounds; with --stored=N, the receiver on an
+ * empty database against itself on one holding N deliveries. See docs/benchmark.md.
  */
 
 const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
@@ -47,11 +49,14 @@ async function main(): Promise<number> {
   try {
     log('building (npm run build): the servers run as compiled JavaScript, as in production');
     execFileSync('npm', ['run', '--silent', 'build'], { cwd: PROJECT_DIR, stdio: 'inherit' });
-    // The comparison servers are not part of the product: compiled on their own, outside dist/.
-    execFileSync('npx', ['tsc', '-p', BENCH_SERVERS_TSCONFIG], {
-      cwd: PROJECT_DIR,
-      stdio: 'inherit',
-    });
+    // The comparison servers are not part of the product: compiled on their own, outside dist/
+    // (--stored runs the receiver alone).
+    if (options.stored === undefined) {
+      execFileSync('npx', ['tsc', '-p', BENCH_SERVERS_TSCONFIG], {
+        cwd: PROJECT_DIR,
+        stdio: 'inherit',
+      });
+    }
     const startedAt = new Date();
     // Read before the servers load the code: what was measured, not what is there afterwards.
     const code = describeCode(PROJECT_DIR);
@@ -75,10 +80,28 @@ async function main(): Promise<number> {
 
     const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const secret = `Basic ${randomBytes(24).toString('base64')}`;
-    const pool = createDeliveryPool({
-      privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-      secret,
-    });
+    const privateKeyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const pool = createDeliveryPool({ privateKeyPem, secret });
+
+    if (options.stored !== undefined) {
+      await runStored({
+        options: { ...options, stored: options.stored },
+        projectDir: PROJECT_DIR,
+        benchDir,
+        logDir,
+        publicKey,
+        privateKeyPem,
+        secret,
+        pool,
+        cleanup,
+        log,
+        code,
+        machine,
+        postgres,
+        startedAt,
+      });
+      return 0;
+    }
 
     // Servers start and the first deliveries are signed at the same time: nothing is measured yet.
     const signingStarted = performance.now();

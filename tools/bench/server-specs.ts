@@ -49,6 +49,15 @@ export interface LaunchContext {
   publicKey: KeyObject;
   secret: string;
   cleanup: Cleanup;
+  /**
+   * The receiver only: run on this existing database instead of a fresh one (the launch neither
+   * creates nor drops it). --stored runs the receiver on an empty and on a large database.
+   */
+  database?: string;
+  /** Names the log files when the same server runs more than once (`receiver-large`). */
+  instance?: string;
+  /** The receiver's entry point (default the build's); tests run src/main.ts under tsx. */
+  receiverScript?: string;
 }
 
 /** Only what a server needs: a developer's shell (METRICS_PORT, CAPTURE_DIR, ...) must not leak in. */
@@ -62,9 +71,10 @@ function baseEnv(): Record<string, string> {
 
 export async function launchServer(name: ServerName, ctx: LaunchContext): Promise<BenchServer> {
   const port = await freePort();
+  const logName = ctx.instance ?? name;
   const files = {
-    stdoutFile: join(ctx.logDir, `${name}.stdout.log`),
-    stderrFile: join(ctx.logDir, `${name}.stderr.log`),
+    stdoutFile: join(ctx.logDir, `${logName}.stdout.log`),
+    stderrFile: join(ctx.logDir, `${logName}.stderr.log`),
   };
   const env = { ...baseEnv(), ...ctx.runtime.env, PORT: String(port) };
 
@@ -79,13 +89,13 @@ export async function launchServer(name: ServerName, ctx: LaunchContext): Promis
     return { name, ...server };
   }
 
-  const database = await createBenchDatabase(ctx.adminUrl, name);
-  ctx.cleanup.add(`drop database ${database}`, () => dropBenchDatabase(ctx.adminUrl, database));
+  const database =
+    name === 'receiver' && ctx.database ? ctx.database : await freshDatabase(ctx, name);
   const url = databaseUrl(ctx.adminUrl, database);
 
   if (name === 'receiver') {
     const server = await start(ctx, {
-      script: 'dist/src/main.js',
+      script: ctx.receiverScript ?? 'dist/src/main.js',
       env: {
         ...env,
         HOST: '127.0.0.1',
@@ -123,6 +133,12 @@ export async function launchServer(name: ServerName, ctx: LaunchContext): Promis
     ...files,
   });
   return { name, ...server, store: await probe(ctx, database, 'webhooks') };
+}
+
+async function freshDatabase(ctx: LaunchContext, name: ServerName): Promise<string> {
+  const database = await createBenchDatabase(ctx.adminUrl, name);
+  ctx.cleanup.add(`drop database ${database}`, () => dropBenchDatabase(ctx.adminUrl, database));
+  return database;
 }
 
 async function start(

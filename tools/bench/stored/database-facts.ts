@@ -1,0 +1,51 @@
+import type pg from 'pg';
+import { STORE_KEY } from './seed.ts';
+
+/**
+ * What storing costs in bytes: the size on disk of the tables a delivery writes (every table
+ * with a webhook_id, with its indexes and TOAST) per delivery stored, and the WAL a phase
+ * wrote per delivery it stored.
+ */
+
+export interface StorageFacts {
+  deliveries: number;
+  /** pg_total_relation_size summed over the delivery tables. */
+  bytes: number;
+  /** The same per table (only tables that hold something). */
+  tables: Record<string, number>;
+}
+
+export async function readStorage(client: pg.Client): Promise<StorageFacts> {
+  const sizes = await client.query<{ name: string; bytes: string }>(
+    `SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes FROM pg_class c
+       JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')
+        AND EXISTS (SELECT 1 FROM pg_attribute a
+                     WHERE a.attrelid = c.oid AND a.attname = $1 AND NOT a.attisdropped)
+      ORDER BY 2 DESC, 1`,
+    [STORE_KEY.column],
+  );
+  const count = await client.query<{ n: string }>(`SELECT count(*) AS n FROM "${STORE_KEY.table}"`);
+  const tables = Object.fromEntries(sizes.rows.map((row) => [row.name, Number(row.bytes)]));
+  return {
+    deliveries: Number(count.rows[0]?.n ?? 0),
+    bytes: Object.values(tables).reduce((sum, bytes) => sum + bytes, 0),
+    tables,
+  };
+}
+
+/** The cluster's WAL insert position (the whole cluster: other databases' writes count too). */
+export async function walPosition(client: pg.Client): Promise<string> {
+  const result = await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
+  return result.rows[0]?.lsn ?? '0/0';
+}
+
+/** Bytes of WAL between two positions ('16/B374D848' is 0x16 << 32 | 0xB374D848). */
+export function walBytesBetween(start: string, end: string): number {
+  return Number(lsnValue(end) - lsnValue(start));
+}
+
+function lsnValue(lsn: string): bigint {
+  const [high = '0', low = '0'] = lsn.split('/');
+  return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
+}
