@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from './database.ts';
 
 export interface StoredDeliveryRef {
@@ -22,7 +22,13 @@ export async function findStoredDelivery(
     .where((eb) =>
       eb.or([
         eb('webhook_id', '=', webhookId),
-        eb.and([eb('event_name', '=', body.eventName), eb('body_sha256', '=', body.bodySha256)]),
+        // The expression of the deduplication constraint's hash index (migration
+        // 2026-11-24T10-00-00): the form that index can answer.
+        eb(
+          sql<string>`event_name || ':' || body_sha256`,
+          '=',
+          `${body.eventName}:${body.bodySha256}`,
+        ),
       ]),
     )
     .limit(1)
