@@ -77,14 +77,25 @@ async function readColumns(client: pg.Client, oid: number, table: string): Promi
   return columns;
 }
 
+/**
+ * Unique indexes and exclusion constraints (the deduplication key is one: equal keys excluded
+ * over a hash index); the columns of an expression (`event_name || ':' || body_sha256`) are
+ * those it reads, from pg_depend, after the plain key columns.
+ */
 async function readUniqueIndexes(client: pg.Client, oid: number): Promise<UniqueIndex[]> {
   const rows = await client.query<{ name: string; columns: string[]; has_expressions: boolean }>(
     `SELECT i.indexrelid::regclass::text AS name,
             array(SELECT a.attname FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)
                     JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
-                   ORDER BY k.n)::text[] AS columns,
+                   ORDER BY k.n)::text[]
+            || array(SELECT a.attname FROM pg_depend d
+                       JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
+                      WHERE d.classid = 'pg_class'::regclass AND d.objid = i.indexrelid
+                        AND d.refclassid = 'pg_class'::regclass AND d.refobjid = i.indrelid
+                        AND d.refobjsubid > 0 AND NOT d.refobjsubid = ANY (i.indkey::int2[])
+                      ORDER BY a.attnum)::text[] AS columns,
             0 = ANY (i.indkey::int2[]) AS has_expressions
-       FROM pg_index i WHERE i.indrelid = $1 AND i.indisunique
+       FROM pg_index i WHERE i.indrelid = $1 AND (i.indisunique OR i.indisexclusion)
       ORDER BY 1`,
     [oid],
   );
