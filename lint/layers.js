@@ -7,9 +7,10 @@ import path from 'node:path';
  * the layers; the rule is the part of it that cannot drift.
  *
  *   migrations/**     nothing from the project (frozen in time)
- *   src/common/**     only src/common/**
+ *   src/lib/**        only src/lib/**: generic jobs, one home each, importable from anywhere
+ *   src/common/**     only src/common/** and src/lib/**
  *   src/** (service)  only src/**: never tools/, test/ or migrations/
- *   tools/**          tools/**, src/common/**, and TOOL_SERVICE_MODULES below
+ *   tools/**          tools/**, src/lib/**, src/common/**, and TOOL_SERVICE_MODULES below
  *   tools/**\/test/**, test/**: anything (tests reach into every layer)
  */
 
@@ -59,6 +60,7 @@ const under = (file, folder) => file === folder || file.startsWith(`${folder}/`)
 
 function layerOf(file) {
   if (under(file, 'migrations')) return 'migrations';
+  if (under(file, 'src/lib')) return 'lib';
   if (under(file, 'src/common')) return 'common';
   if (PIPELINE.some((folder) => under(file, folder))) return 'pipeline';
   if (under(file, 'src')) return 'service';
@@ -72,10 +74,14 @@ export function layerViolation(importer, target) {
   switch (layerOf(importer)) {
     case 'migrations':
       return 'a migration imports nothing from the project: it must not change when the code does';
-    case 'common':
-      return under(target, 'src/common')
+    case 'lib':
+      return under(target, 'src/lib')
         ? undefined
-        : 'src/common imports only src/common: both the service and the tools build on it';
+        : 'src/lib imports only src/lib: every layer builds on it, so it builds on none';
+    case 'common':
+      return under(target, 'src/common') || under(target, 'src/lib')
+        ? undefined
+        : 'src/common imports only src/common and src/lib: both the service and the tools build on it';
     case 'pipeline':
       if (!under(target, 'src')) {
         return 'the service (src/) imports only src/: no tools, tests or migrations in the runtime';
@@ -89,10 +95,11 @@ export function layerViolation(importer, target) {
         : 'the service (src/) imports only src/: no tools, tests or migrations in the runtime';
     case 'tool':
       return under(target, 'tools') ||
+        under(target, 'src/lib') ||
         under(target, 'src/common') ||
         TOOL_SERVICE_MODULES.includes(target)
         ? undefined
-        : 'a tool imports tools/, src/common/ and the few receiver modules listed in lint/layers.js';
+        : 'a tool imports tools/, src/lib/, src/common/ and the few receiver modules listed in lint/layers.js';
     default:
       return undefined;
   }

@@ -6,7 +6,7 @@ import {
   isRealWallClock,
   sydneyWallClockAt,
   type WallClock,
-} from './wall-clock.ts';
+} from '../lib/sydney-time.ts';
 
 export interface ProviderDateTime {
   /** Sydney wall-clock time as "YYYY-MM-DD HH:MM:SS[.ffffff]". */

@@ -1,5 +1,6 @@
 import { describeValue } from './describe-value.ts';
 import { createFindings } from './findings.ts';
+import { canonicalAmount, toUnits } from '../lib/decimal-money.ts';
 import { parseMoney } from './money.ts';
 import { isAbsent } from './optional-string.ts';
 import { accept, refuse, type Parsed } from './parsed.ts';
@@ -115,12 +116,13 @@ function readBatch(
     warn(report, 'TotalCount', `is ${totalCount} but ${DETAILS} holds ${rows.length} records`);
   }
   if (totalAmount !== null) {
+    // Exact: the amounts are money.ts' canonical text, at most 4 places.
     const sum = rows.reduce((total, row) => total + toUnits(row.amount), 0n);
     if (sum !== toUnits(totalAmount)) {
       warn(
         report,
         'TotalAmount',
-        `is ${totalAmount} but the records' amounts add up to ${fromUnits(sum)}`,
+        `is ${totalAmount} but the records' amounts add up to ${canonicalAmount(sum)}`,
       );
     }
   }
@@ -154,23 +156,4 @@ function parseCount(value: unknown): Parsed<number> {
 
 function warn(report: Report, path: string, reason: string): void {
   report.warnings.add((): FieldProblem => ({ path, message: `${path} ${reason}` }));
-}
-
-/** Exact decimal arithmetic for the total check: amounts in units of 0.0001 (money.ts' limit). */
-const PLACES = 4;
-
-function toUnits(amount: string): bigint {
-  const negative = amount.startsWith('-');
-  const [whole = '0', fraction = ''] = (negative ? amount.slice(1) : amount).split('.');
-  const units = BigInt(`${whole}${fraction.padEnd(PLACES, '0')}`);
-  return negative ? -units : units;
-}
-
-/** Back to the canonical text money.ts gives ("30", "10.5", "-0.0001"). */
-function fromUnits(units: bigint): string {
-  const negative = units < 0n;
-  const digits = (negative ? -units : units).toString().padStart(PLACES + 1, '0');
-  const whole = digits.slice(0, -PLACES);
-  const fraction = digits.slice(-PLACES).replace(/0+$/, '');
-  return `${negative ? '-' : ''}${whole}${fraction === '' ? '' : `.${fraction}`}`;
 }

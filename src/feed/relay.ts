@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../logger.ts';
-import { retryBackoffMs } from '../verification/retry-backoff.ts';
+import { retryBackoffMs } from '../lib/backoff.ts';
 import type { FeedMetrics } from './feed-metrics.ts';
 import type { FeedQueryable } from './feed-query.ts';
 import { postJson, type PostOutcome } from './http-post.ts';

@@ -2,7 +2,7 @@ import type { FeedEventType } from '../storage/feed-outbox-sql.ts';
 import { feedQuery, OID, type FeedQueryable } from './feed-query.ts';
 import { feedBody, type StoredBody } from './delivery-body.ts';
 import { jsonText, RawJson, type JsonValue } from './json-text.ts';
-import { sydneyIso } from './sydney-time.ts';
+import { sydneyIso } from '../lib/sydney-time.ts';
 
 /** An outbox row as the feed reads it (bigints and instants as text). */
 export interface FeedEventRow {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../logger.ts';
-import { fromUnits, toUnits } from './decimal.ts';
+import { fromUnits, toUnits } from '../lib/decimal-money.ts';
 import type { ProviderClient } from './provider-client.ts';
 import { ProviderError } from './provider-error.ts';
 import {
@@ -106,7 +106,7 @@ async function reserveAndSend(
       {
         uniqueReference: refund.unique_reference,
         originalTransactionId: refund.transaction_id,
-        refundAmount: fromUnits(toUnits(refund.amount)) ?? refund.amount,
+        refundAmount: fromUnits(toUnits(refund.amount), 2) ?? refund.amount,
         ...(refund.description !== null && { description: refund.description }),
         ...(refund.refund_reference !== null && { refundReference: refund.refund_reference }),
       },
@@ -227,7 +227,7 @@ async function reserve(deps: RefundDeps, input: RefundStoredPaymentInput): Promi
     const left = toUnits(payment.amount) - reserved;
     const amount =
       input.amount ??
-      fromUnits(left) ??
+      fromUnits(left, 2) ??
       refuse('amount', `is required: the ${fromUnits(left, 4)} left is not whole cents`);
     if (toUnits(amount) > left) {
       const waiting = refunds.filter((r) => r.state !== 'succeeded').map((r) => r.caller_reference);

@@ -1,12 +1,12 @@
+import { retryBackoffMs } from '../lib/backoff.ts';
 import type { ProviderError } from './provider-error.ts';
 
 /**
  * When to try a call again, and how long to wait. Only failures that say nothing about the
  * request itself are retried: no answer (timeout, broken connection), an unreadable 2xx, 5xx, 408
- * and 429. A 4xx
- * or a non-`Ok` status would be refused again. Waits grow exponentially with full jitter, so
- * several instances recovering at once do not hammer the platform in step; a `Retry-After`
- * (seconds) is honoured up to the cap.
+ * and 429. A 4xx or a non-`Ok` status would be refused again. Waits grow exponentially with
+ * jitter (src/lib/backoff.ts: half to all of each step), so several instances recovering at once
+ * do not hammer the platform in step; a `Retry-After` (seconds) is honoured up to the cap.
  */
 export interface RetryPolicy {
   /** Total attempts, the first included. */
@@ -43,8 +43,9 @@ export function retryDelayMs(
   if (retryAfterSeconds !== undefined && retryAfterSeconds >= 0) {
     return Math.min(retryAfterSeconds * 1000, policy.maxDelayMs);
   }
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+  // This policy's draw counts up from the short end (0 waits half the step), the shared
+  // backoff's down from the full step: `1 - random()` keeps every wait where it was.
+  return retryBackoffMs(attempt - 1, policy.baseDelayMs, policy.maxDelayMs, () => 1 - random());
 }
 
 /** `Retry-After` in seconds (the date form is ignored: clocks differ). */

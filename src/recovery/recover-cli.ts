@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { providerClientFromConfig } from '../provider/client-from-config.ts';
 import { DEFAULT_MAX_PAGES } from '../provider/report-pages.ts';
-import { todayAndYesterday } from '../provider/sydney-day.ts';
+import { todayAndYesterday } from '../lib/sydney-time.ts';
 import { withProviderTables } from '../provider/tables.ts';
 import { RECOVERY_LEASE, withLease } from './lease.ts';
 import { runRecovery, type RecoverySummary } from './run-recovery.ts';

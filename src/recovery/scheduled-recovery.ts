@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { providerClientFromConfig } from '../provider/client-from-config.ts';
-import { todayAndYesterday } from '../provider/sydney-day.ts';
+import { todayAndYesterday } from '../lib/sydney-time.ts';
 import { withProviderTables } from '../provider/tables.ts';
 import type { Db } from '../storage/database.ts';
 import { createRecoveryMetrics } from './recovery-metrics.ts';

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { DEFAULT_MAX_KEY_BYTES, checkKeyUrl, describeError, fetchSigningKey } from './key-fetch.ts';
 import type { RefreshResult, SigningKey, SigningKeySource } from './key-source.ts';
 import { keyFingerprint } from './public-key.ts';
-import { retryBackoffMs } from './retry-backoff.ts';
+import { retryBackoffMs } from '../lib/backoff.ts';
 import { scheduleUnref, type Schedule } from './schedule.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sydneyDay } from '../../src/provider/sydney-day.ts';
+import { sydneyDay } from '../../src/lib/sydney-time.ts';
 import {
   CREDENTIALS,
   startTestSandbox,

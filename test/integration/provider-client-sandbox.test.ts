@@ -7,7 +7,7 @@ import {
 import { ProviderError } from '../../src/provider/provider-error.ts';
 import { readDeliveryReport } from '../../src/provider/report-pages.ts';
 import { paytoDayStamp } from '../../src/provider/requests/payto-report.ts';
-import { sydneyDay } from '../../src/provider/sydney-day.ts';
+import { sydneyDay } from '../../src/lib/sydney-time.ts';
 import {
   CREDENTIALS,
   eventually,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
-import { todayAndYesterday } from '../../src/provider/sydney-day.ts';
+import { todayAndYesterday } from '../../src/lib/sydney-time.ts';
 import { withProviderTables } from '../../src/provider/tables.ts';
 import { runRecovery, type RecoveryOptions } from '../../src/recovery/run-recovery.ts';
 import { startTestSandbox, subscribe, type TestSandbox } from '../../tools/sandbox/test/support.ts';

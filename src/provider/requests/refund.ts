@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Dialect } from '../dialect.ts';
-import { toUnits } from '../decimal.ts';
+import { toUnits } from '../../lib/decimal-money.ts';
 import { pattern, positiveAmount } from './rules.ts';
 
 /**

@@ -13,7 +13,7 @@ import type {
   SigningKeySource,
 } from '../../../src/verification/key-source.ts';
 import { keyFingerprint } from '../../../src/verification/public-key.ts';
-import { retryBackoffMs } from '../../../src/verification/retry-backoff.ts';
+import { retryBackoffMs } from '../../../src/lib/backoff.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { createManualClock } from '../../support/manual-clock.ts';
 import { generateSigningKeyPair, publicKeyAsProviderHex } from '../../support/signing.ts';

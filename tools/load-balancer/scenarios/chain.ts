@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { signBody } from '../../../src/common/signing.ts';
-import { sydneyDay } from '../../sandbox/sydney-time.ts';
+import { sydneyDay } from '../../../src/lib/sydney-time.ts';
 import { openChainDatabase } from '../chain/chain-rows.ts';
 import { judgeChain } from '../chain/chain-judge.ts';
 import { startFeedConsumer } from '../chain/consumer.ts';
@@ -212,9 +212,7 @@ export async function wholeChain(context: ScenarioContext): Promise<ScenarioResu
   const storedBeforeRecovery = await db.storedWebhookIds();
 
   // Recovery: the real command, for the Sydney days of the run, as an operator runs it.
-  const days = [
-    ...new Set(platform.notifications().map((n) => sydneyDay(new Date(n.createdAtMs)))),
-  ].sort();
+  const days = [...new Set(platform.notifications().map((n) => sydneyDay(n.createdAtMs)))].sort();
   const dates = days.flatMap((day) => ['--date', day]);
   const recoverEnv = {
     ...stack.receiverEnv,

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import type { SandboxDeps } from '../deps.ts';
 import { sendError, sendOk } from '../envelope.ts';
-import { sydneyDay, sydneyIso, sydneyUsDateTime } from '../sydney-time.ts';
+import { sydneyDay } from '../../../src/lib/sydney-time.ts';
+import { sydneyIso, sydneyUsDateTime } from '../sydney-time.ts';
 import type { NotificationRecord } from '../state/types.ts';
 import { publicNotificationsJson } from './delivery-report-public.ts';
 import { validate } from '../validation/patterns.ts';
@@ -81,7 +82,7 @@ export function subscriptionRoutes(deps: SandboxDeps): Router {
     if (!query.ok) return sendError(res, 400, 'Validation failed', { problems: query.problems });
     const { day, skip = 0, take = 1000 } = query.value;
     const notifications = store.state.notifications
-      .filter((n) => sydneyDay(new Date(n.createdAtMs)) === day)
+      .filter((n) => sydneyDay(n.createdAtMs) === day)
       .slice(skip, skip + take)
       .map(reportEntry);
     if (deps.dialect === 'public')

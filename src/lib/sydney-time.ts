@@ -1,4 +1,11 @@
-/** A calendar date and time of day with no zone, as read from the provider's text. */
+/**
+ * Sydney wall-clock time, the one home for it. The platform states every date-time as Sydney
+ * local time without a zone and counts its days as Sydney days (AEST, UTC+10, or AEDT, UTC+11,
+ * whichever is in force), whatever zone this process runs in. Everything here takes its inputs
+ * as parameters and keeps no state: the zone rules come from the runtime's Intl data.
+ */
+
+/** A calendar date and time of day with no zone. */
 export interface WallClock {
   year: number;
   month: number;
@@ -68,6 +75,69 @@ export function sydneyWallClockAt(epochMs: number, fraction: string): WallClock 
     second: field('second'),
     fraction,
   };
+}
+
+const STORED_WALL_CLOCK = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?$/;
+
+/** AEDT, then AEST: in the repeated hour at the end of daylight saving, the earlier instant. */
+const SYDNEY_OFFSETS_MINUTES = [660, 600];
+
+/**
+ * A stored Sydney wall-clock time ("2023-08-11 14:19:16[.ffffff]", as Postgres prints a
+ * `timestamp`) as ISO 8601 with the offset in force then: "2023-08-11T14:19:16+10:00". A time
+ * in the hour skipped when daylight saving begins does not exist in Sydney; it gets +10:00.
+ * Text that is not such a time is returned unchanged.
+ */
+export function sydneyIso(text: string): string {
+  const m = STORED_WALL_CLOCK.exec(text);
+  if (!m) return text;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);
+  const w: WallClock = {
+    year: year ?? 0,
+    month: month ?? 0,
+    day: day ?? 0,
+    hour: hour ?? 0,
+    minute: minute ?? 0,
+    second: second ?? 0,
+    fraction: m[7] ?? '',
+  };
+  const offset =
+    SYDNEY_OFFSETS_MINUTES.find((minutes) =>
+      sameWallClock(sydneyWallClockAt(epochMsAtOffset(w, minutes), ''), w),
+    ) ?? 600;
+  const fraction = w.fraction === '' ? '' : `.${w.fraction}`;
+  const sign = `+${String(offset / 60).padStart(2, '0')}:00`;
+  return `${text.slice(0, 10)}T${text.slice(11, 19)}${fraction}${sign}`;
+}
+
+/** The Sydney day (YYYY-MM-DD) of an instant: the platform's reports are asked for by it. */
+export function sydneyDay(epochMs: number): string {
+  const w = sydneyWallClockAt(epochMs, '');
+  return `${w.year}-${pad(w.month, 2)}-${pad(w.day, 2)}`;
+}
+
+/** The calendar day before `day` (YYYY-MM-DD); calendar arithmetic, no zone involved. */
+export function dayBefore(day: string): string {
+  const date = new Date(`${day}T00:00:00Z`);
+  date.setUTCDate(date.getUTCDate() - 1);
+  return date.toISOString().slice(0, 10);
+}
+
+/** Today and yesterday, Sydney days, oldest first. */
+export function todayAndYesterday(epochMs: number): string[] {
+  const today = sydneyDay(epochMs);
+  return [dayBefore(today), today];
+}
+
+function sameWallClock(a: WallClock, b: WallClock): boolean {
+  return (
+    a.year === b.year &&
+    a.month === b.month &&
+    a.day === b.day &&
+    a.hour === b.hour &&
+    a.minute === b.minute &&
+    a.second === b.second
+  );
 }
 
 function daysInMonth(year: number, month: number): number {
