@@ -16,9 +16,8 @@ export function createGrowthProbe(probe: StoreProbe): GrowthProbe {
     rebase: async (table) => {
       baseline = await probe.count(table);
     },
-    truncateAll: async () => {
-      throw new Error('the large database is never emptied: that would undo its seeding');
-    },
+    truncateAll: () =>
+      Promise.reject(new Error('the large database is never emptied: that would undo its seeding')),
     close: () => probe.close(),
   };
 }

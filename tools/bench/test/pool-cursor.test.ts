@@ -14,10 +14,11 @@ function countingPool(): DeliveryPool {
       if (!delivery) throw new RangeError(String(index));
       return delivery;
     },
-    ensure: async (count) => {
+    ensure: (count) => {
       while (deliveries.length < count) {
         deliveries.push({ body: String(deliveries.length), headers: {} });
       }
+      return Promise.resolve();
     },
   };
 }
