@@ -5,7 +5,11 @@ import { createMigrator } from '../../src/storage/migrator.ts';
 import { storeDeliveries } from '../../src/storage/store-deliveries.ts';
 import { freshWebhookId } from '../support/deliveries.ts';
 import { deliveryItem } from '../support/delivery-items.ts';
-import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
+import {
+  createTestDatabase,
+  migratedUpToBefore,
+  type TestDatabase,
+} from '../support/test-database.ts';
 
 /**
  * The body is stored once from 2026-11-24T09 on. Rows the previous release wrote (bytes and a
@@ -19,13 +23,7 @@ const oddId = freshWebhookId();
 const oddBody = '{"Note":"a\\u0000b"}';
 
 beforeAll(async () => {
-  database = await createTestDatabase(async (db) => {
-    const names = (await createMigrator(db).getMigrations()).map((m) => m.name);
-    const previous = names[names.indexOf(BODY_ONCE) - 1];
-    if (!previous) throw new Error(`no migration before ${BODY_ONCE}`);
-    const { error } = await createMigrator(db).migrateTo(previous);
-    if (error) throw error;
-  });
+  database = await createTestDatabase(migratedUpToBefore(BODY_ONCE));
   // As the previous release wrote them: bytes and the jsonb copy (none when jsonb refused it).
   for (const [webhookId, body, payload] of [
     [oldId, '{ "Note": "old",  "Amount": 1.50 }', '{"Note": "old", "Amount": 1.50}'],

@@ -8,7 +8,11 @@ import { createMigrator } from '../../src/storage/migrator.ts';
 import { storeDeliveries } from '../../src/storage/store-deliveries.ts';
 import { freshWebhookId } from '../support/deliveries.ts';
 import { deliveryItem } from '../support/delivery-items.ts';
-import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
+import {
+  createTestDatabase,
+  migratedUpToBefore,
+  type TestDatabase,
+} from '../support/test-database.ts';
 
 /**
  * Migration 2026-11-24T10-00-00 enforces "the same bytes once per event" with an exclusion
@@ -23,13 +27,7 @@ const oldId = freshWebhookId();
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 beforeAll(async () => {
-  database = await createTestDatabase(async (db) => {
-    const names = (await createMigrator(db).getMigrations()).map((m) => m.name);
-    const previous = names[names.indexOf(DEDUP_HASH) - 1];
-    if (!previous) throw new Error(`no migration before ${DEDUP_HASH}`);
-    const { error } = await createMigrator(db).migrateTo(previous);
-    if (error) throw error;
-  });
+  database = await createTestDatabase(migratedUpToBefore(DEDUP_HASH));
   await database.query(
     `INSERT INTO webhook_deliveries (webhook_id, event_name, modelled, received_at, body_sha256,
        raw_body, content_type, headers)

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPrune } from '../../src/retention/prune.ts';
 import { createMigrator } from '../../src/storage/migrator.ts';
-import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
+import {
+  createTestDatabase,
+  migratedUpToBefore,
+  type TestDatabase,
+} from '../support/test-database.ts';
 
 /**
  * Rows written by the previous version survive the retention migration exactly as they were
@@ -35,13 +39,7 @@ async function snapshot(): Promise<Record<string, unknown[]>> {
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase(async (db) => {
-    const names = (await createMigrator(db).getMigrations()).map((m) => m.name);
-    const previous = names[names.indexOf(RETENTION) - 1];
-    if (!previous) throw new Error(`no migration before ${RETENTION}`);
-    const { error } = await createMigrator(db).migrateTo(previous);
-    if (error) throw error;
-  });
+  database = await createTestDatabase(migratedUpToBefore(RETENTION));
   // As the previous version wrote them: a delivery with its payment and event, one whose body
   // jsonb could not hold (payload null), a body large enough to be stored out of line, an old one.
   await database.query(

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
 import { createDatabase, type Db } from '../../src/storage/database.ts';
-import { migrateToLatest } from '../../src/storage/migrator.ts';
+import { createMigrator, migrateToLatest } from '../../src/storage/migrator.ts';
 
 export interface TestDatabase {
   url: string;
@@ -19,6 +19,20 @@ export interface TestDatabase {
  * A fresh database per test file, migrated by the service's own migrator (to the latest
  * migration, or with `migrate` to wherever the test wants to start from).
  */
+/**
+ * For an upgrade test: a migrate function that stops just before `migration`, so the test can
+ * write rows as the previous release did and then migrate to the latest.
+ */
+export function migratedUpToBefore(migration: string): (db: Db) => Promise<void> {
+  return async (db) => {
+    const names = (await createMigrator(db).getMigrations()).map((m) => m.name);
+    const previous = names[names.indexOf(migration) - 1];
+    if (!previous) throw new Error(`no migration before ${migration}`);
+    const { error } = await createMigrator(db).migrateTo(previous);
+    if (error) throw error;
+  };
+}
+
 export async function createTestDatabase(
   migrate: (db: Db) => Promise<void> = (db) => migrateToLatest(db, createLogger('silent')),
 ): Promise<TestDatabase> {

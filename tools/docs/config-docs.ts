@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as prettier from 'prettier';
 import { configVariables, SECRET_FILE_VARIABLES, type ConfigVariable } from '../../src/config.ts';
+import { replaceBetweenMarkers as replaceMarked } from '../common/markers.ts';
 
 /**
  * The README's configuration table and `.env.example`, written from the one declaration of the
@@ -195,29 +196,14 @@ export function comment(markdown: string): string[] {
   return lines;
 }
 
-/**
- * `document` with everything between the table markers replaced by `content`, the markers and
- * the text around them kept byte for byte. A marker counts only on a line of its own. Undefined
- * when either is missing or the end comes first.
- */
+/** The README with its configuration table replaced (tools/common/markers.ts). */
 export function replaceBetweenMarkers(document: string, content: string): string | undefined {
-  const start = markerLine(document, TABLE_START, 0);
-  if (start === undefined) return undefined;
-  const end = markerLine(document, TABLE_END, start + TABLE_START.length);
-  if (end === undefined) return undefined;
-  const head = document.slice(0, start + TABLE_START.length);
-  return `${head}\n\n${content.trim()}\n\n${document.slice(end)}`;
-}
-
-function markerLine(document: string, marker: string, from: number): number | undefined {
-  for (let at = document.indexOf(marker, from); at >= 0; at = document.indexOf(marker, at + 1)) {
-    const lineBegin = document.lastIndexOf('\n', at - 1) + 1;
-    const lineEnd = document.indexOf('\n', at);
-    const before = document.slice(lineBegin, at);
-    const after = document.slice(at + marker.length, lineEnd < 0 ? undefined : lineEnd);
-    if (before.trim() === '' && after.trim() === '') return at;
-  }
-  return undefined;
+  return replaceMarked(
+    document,
+    content,
+    { start: TABLE_START, end: TABLE_END },
+    { blankLines: true },
+  );
 }
 
 /** Through the project's Prettier settings, as `npm run lint` checks the README. */
