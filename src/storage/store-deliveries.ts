@@ -48,9 +48,9 @@ export interface StoredOutcome {
 
 /**
  * Writes a batch of deliveries and all their typed rows in ONE statement (one round trip, one
- * commit). Deduplication is the unique constraints' job: `ON CONFLICT DO NOTHING` on
- * webhook_id, (event_name, body_sha256) and each typed table's business key, never a look-up
- * first, so two instances storing the same Webhookid at the same moment leave exactly one row.
+ * commit). Deduplication is the constraints' job: `ON CONFLICT DO NOTHING` on webhook_id, on
+ * (event_name, body_sha256) (an exclusion constraint over a hash since 2026-11-24T10) and on
+ * each typed table's business key, never a look-up first, so two instances storing the same Webhookid at the same moment leave exactly one row.
  * Typed rows are written only for deliveries this statement inserted (joined on the RETURNING
  * set). A typed row whose key is already stored with other content is recorded as a conflict
  * in the same statement; only a row that lost a race with a concurrent statement (whose row
@@ -189,8 +189,9 @@ function storeTemplate(
     WITH incoming AS (
       SELECT * FROM jsonb_to_recordset(${deliveries}::jsonb) AS i(
         position int, webhook_id bigint, event_name text, modelled boolean,
-        received_at timestamptz, body_sha256 text, raw_body_base64 text, content_type text, headers jsonb, request_id text, remote_address text,
-        signing_key_fingerprint text, warnings jsonb)
+        received_at timestamptz, body_sha256 text, raw_body_base64 text, content_type text,
+        headers jsonb, request_id text, remote_address text, signing_key_fingerprint text,
+        warnings jsonb)
     ),
     delivery AS (
       INSERT INTO webhook_deliveries (webhook_id, event_name, modelled, received_at, body_sha256,
