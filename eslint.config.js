@@ -1,6 +1,5 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import { layersPlugin } from './lint/layers.js';
 
 export default tseslint.config(
   { ignores: ['node_modules/', '.data/', 'coverage/', 'dist/'] },
@@ -32,11 +31,6 @@ export default tseslint.config(
     // Plain JavaScript (this file, lint/, examples/) belongs to no tsconfig: no type information.
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
-  },
-  {
-    // What may import what (service, src/common, tools, tests, migrations): lint/layers.js.
-    plugins: { layers: layersPlugin },
-    rules: { 'layers/imports': 'error' },
   },
   {
     files: ['tools/**', 'test/**'],

@@ -1,4 +1,4 @@
-import { projectDir } from '../project-dir.ts';
+import { projectDir } from '../lib/project-dir.ts';
 
 /** The process's arguments, environment and streams for a CLI; exits with what `main` answers. */
 export function runWithProcessIo(

@@ -5,8 +5,8 @@
  * enquiry, wallets, refunds of stored payments, the PayTo report, subscriptions, the delivery
  * report and resends. See docs/provider-client.md.
  */
-import { PROVIDER_COMMANDS } from '../provider/cli/commands.ts';
-import { runCli } from '../provider/cli/run-cli.ts';
+import { PROVIDER_COMMANDS } from '../platform/index.ts';
+import { runCli } from '../platform/index.ts';
 import { runWithProcessIo } from './process-io.ts';
 
 runWithProcessIo((io) => runCli('provider', PROVIDER_COMMANDS, io));

@@ -4,7 +4,7 @@
  * Removes what is older than its retention, as the service's scheduled prune does: the raw
  * request of old deliveries, sent feed events, old recovery records. See docs/retention.md.
  */
-import { runPruneCli } from '../retention/prune-cli.ts';
+import { runPruneCli } from '../operations/index.ts';
 import { runWithProcessIo } from './process-io.ts';
 
 runWithProcessIo(runPruneCli);

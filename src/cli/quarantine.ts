@@ -3,11 +3,11 @@
  *
  * Lists, shows, re-drives and marks handled the deliveries the receiver refused and kept.
  */
-import { ConfigError, loadConfig } from '../config.ts';
-import { createLogger } from '../logger.ts';
-import { QUARANTINE_HELP, runQuarantineCommand } from '../quarantine/quarantine-command.ts';
-import { migrateToLatest } from '../storage/migrator.ts';
-import { openToolDatabase } from '../storage/operator-database.ts';
+import { ConfigError, loadConfig } from '../lib/config.ts';
+import { createLogger } from '../lib/logger.ts';
+import { QUARANTINE_HELP, runQuarantineCommand } from '../operations/index.ts';
+import { migrateToLatest } from '../lib/database/migrator.ts';
+import { openToolDatabase } from '../lib/database/operator-database.ts';
 import { runWithProcessIo } from './process-io.ts';
 
 runWithProcessIo(async (io) => {

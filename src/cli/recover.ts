@@ -4,7 +4,7 @@
  * Asks the platform to resend notifications the receiver missed, and lists PayTo receipts that
  * no webhook brought. See the README and docs/provider-client.md, "Recovery".
  */
-import { runRecoverCli } from '../recovery/recover-cli.ts';
+import { runRecoverCli } from '../platform/index.ts';
 import { runWithProcessIo } from './process-io.ts';
 
 runWithProcessIo(runRecoverCli);

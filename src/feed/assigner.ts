@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { Logger } from '../logger.ts';
-import type { Db } from '../storage/database.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { Db } from '../lib/database/database.ts';
 
 /** Any constant both sides agree on: the advisory lock that makes assigners one at a time. */
 export const ASSIGNER_LOCK_KEY = 0x66656564; // "feed"

@@ -1,4 +1,4 @@
-import { isPostgresSafeValue } from '../storage/postgres-text.ts';
+import { isPostgresSafeValue } from '../lib/database/postgres-text.ts';
 import { RawJson, type JsonValue } from './json-text.ts';
 
 /** A delivery's body as the feed reads it from webhook_deliveries. */

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import { FEED_CHANNEL } from './assigner.ts';
 
 export interface FeedNotifier {

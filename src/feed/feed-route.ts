@@ -1,6 +1,6 @@
 import { Router, type Response } from 'express';
-import type { Logger } from '../logger.ts';
-import { createSecretMatcher } from '../verification/secrets.ts';
+import type { Logger } from '../lib/logger.ts';
+import { createSecretMatcher } from '../lib/secrets.ts';
 import type { FeedNotifier } from './feed-notifier.ts';
 import { feedPageJson, readFeedPage } from './feed-page.ts';
 import type { FeedQueryable } from './feed-query.ts';

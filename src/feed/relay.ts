@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import { retryBackoffMs } from '../lib/backoff.ts';
 import type { FeedMetrics } from './feed-metrics.ts';
 import type { FeedQueryable } from './feed-query.ts';

@@ -1,4 +1,4 @@
-import type { FeedEventType } from '../storage/feed-outbox-sql.ts';
+import type { FeedEventType } from '../receiver/index.ts';
 import { feedQuery, OID, type FeedQueryable } from './feed-query.ts';
 import { feedBody, type StoredBody } from './delivery-body.ts';
 import { jsonText, RawJson, type JsonValue } from './json-text.ts';

@@ -1,10 +1,10 @@
 import express from 'express';
 import type { Registry } from 'prom-client';
-import type { FeedConfig } from '../config.ts';
-import { errorHandler, notFound } from '../http/errors.ts';
-import type { Logger } from '../logger.ts';
-import { listen, type ReceiverServer, type ServerTimeouts } from '../server.ts';
-import { createDatabaseWithPool } from '../storage/database.ts';
+import type { FeedConfig } from '../lib/config.ts';
+import { errorHandler, notFound } from '../receiver/index.ts';
+import type { Logger } from '../lib/logger.ts';
+import { listen, type ReceiverServer, type ServerTimeouts } from '../receiver/index.ts';
+import { createDatabaseWithPool } from '../lib/database/database.ts';
 import { startAssigner } from './assigner.ts';
 import { createFeedMetrics } from './feed-metrics.ts';
 import { createFeedNotifier } from './feed-notifier.ts';

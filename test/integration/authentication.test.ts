@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { SigningKeySource } from '../../src/verification/key-source.ts';
+import type { SigningKeySource } from '../../src/receiver/verification/key-source.ts';
 import { sendDelivery } from '../support/deliveries.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
 import { generateSigningKeyPair, signBody, type SigningKeyPair } from '../support/signing.ts';

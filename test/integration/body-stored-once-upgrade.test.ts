@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assignPositions } from '../../src/feed/assigner.ts';
-import { createMigrator } from '../../src/storage/migrator.ts';
-import { storeDeliveries } from '../../src/storage/store-deliveries.ts';
+import { createMigrator } from '../../src/lib/database/migrator.ts';
+import { storeDeliveries } from '../../src/receiver/storage/store-deliveries.ts';
 import { freshWebhookId } from '../support/deliveries.ts';
 import { deliveryItem } from '../support/delivery-items.ts';
 import {

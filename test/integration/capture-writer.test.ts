@@ -6,17 +6,17 @@ import path from 'node:path';
 import express from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadCaptureFile } from '../../tools/capture/capture-files.ts';
-import { createCaptureWriter, type Capture } from '../../src/capture/capture-writer.ts';
-import { parseCapturedDelivery } from '../../src/common/captured-delivery.ts';
+import { createCaptureWriter, type Capture } from '../../src/receiver/capture/capture-writer.ts';
+import { parseCapturedDelivery } from '../../src/receiver/capture/captured-delivery.ts';
 import {
   differencesFromExpected,
   ROW_TABLES,
   type RowTable,
-} from '../../src/common/expected-answer.ts';
+} from '../../src/receiver/capture/expected-answer.ts';
 import { replayCaptures } from '../../tools/capture/replay-deliveries.ts';
-import { createLogger } from '../../src/logger.ts';
-import { createConfiguredKeySource } from '../../src/verification/key-source.ts';
-import { parsePublicKey } from '../../src/verification/public-key.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { createConfiguredKeySource } from '../../src/receiver/verification/key-source.ts';
+import { parsePublicKey } from '../../src/receiver/verification/public-key.ts';
 import { freshWebhookId, sendDelivery, type DeliveryOptions } from '../support/deliveries.ts';
 import { nppPayment, rejectionRecord } from '../support/sample-bodies.ts';
 import { generateSigningKeyPair, signBody } from '../support/signing.ts';

@@ -2,14 +2,17 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import request from 'supertest';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { bodyBytes as capturedBytes } from '../../src/common/capture-body.ts';
+import { bodyBytes as capturedBytes } from '../../src/receiver/capture/capture-body.ts';
 import { loadCaptureFile } from '../../tools/capture/capture-files.ts';
-import { findEventModel } from '../../src/events/registry.ts';
-import { decodeBody } from '../../src/delivery/decode-body.ts';
-import { createDatabase } from '../../src/storage/database.ts';
-import { storeDeliveries, type DeliveryToStore } from '../../src/storage/store-deliveries.ts';
-import { createConfiguredKeySource } from '../../src/verification/key-source.ts';
-import { parsePublicKey } from '../../src/verification/public-key.ts';
+import { findEventModel } from '../../src/receiver/events/registry.ts';
+import { decodeBody } from '../../src/receiver/delivery/decode-body.ts';
+import { createDatabase } from '../../src/lib/database/database.ts';
+import {
+  storeDeliveries,
+  type DeliveryToStore,
+} from '../../src/receiver/storage/store-deliveries.ts';
+import { createConfiguredKeySource } from '../../src/receiver/verification/key-source.ts';
+import { parsePublicKey } from '../../src/receiver/verification/public-key.ts';
 import { bodyBytes, freshWebhookId, sendDelivery } from '../support/deliveries.ts';
 import { nppPayment, rejectionRecord } from '../support/sample-bodies.ts';
 import { buildTestApp, type TestApp } from '../support/test-app.ts';

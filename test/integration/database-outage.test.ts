@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { createDatabase, type Db } from '../../src/storage/database.ts';
+import { createDatabase, type Db } from '../../src/lib/database/database.ts';
 import { freshWebhookId, sendDelivery } from '../support/deliveries.ts';
 import { deliveryItem, observedStore } from '../support/delivery-items.ts';
 import { nppPayment } from '../support/sample-bodies.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Db } from '../../src/storage/database.ts';
+import { createDatabase, type Db } from '../../src/lib/database/database.ts';
 import { freshWebhookId, sendDelivery } from '../support/deliveries.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
 import { generateSigningKeyPair, type SigningKeyPair } from '../support/signing.ts';

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database, type Db } from '../../src/storage/database.ts';
-import { findStoredDelivery } from '../../src/storage/deliveries-repository.ts';
-import { createMigrator } from '../../src/storage/migrator.ts';
-import { storeDeliveries } from '../../src/storage/store-deliveries.ts';
+import { createDatabase, type Database, type Db } from '../../src/lib/database/database.ts';
+import { findStoredDelivery } from '../../src/receiver/storage/deliveries-repository.ts';
+import { createMigrator } from '../../src/lib/database/migrator.ts';
+import { storeDeliveries } from '../../src/receiver/storage/store-deliveries.ts';
 import { freshWebhookId } from '../support/deliveries.ts';
 import { deliveryItem } from '../support/delivery-items.ts';
 import {

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createDatabase } from '../../src/storage/database.ts';
+import { createDatabase } from '../../src/lib/database/database.ts';
 import { bodyBytes, freshWebhookId, sendDelivery } from '../support/deliveries.ts';
 import { nppPayment, rejectionRecord } from '../support/sample-bodies.ts';
 import { buildTestApp, type TestApp } from '../support/test-app.ts';

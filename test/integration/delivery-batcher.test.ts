@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
-import { createDatabase } from '../../src/storage/database.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { createDatabase } from '../../src/lib/database/database.ts';
 import {
   UnstorableDeliveryError,
   createBatchingStore,
-} from '../../src/storage/delivery-batcher.ts';
+} from '../../src/receiver/storage/delivery-batcher.ts';
 import { deliveryItem as item, observedStore } from '../support/delivery-items.ts';
 import { useTestbed } from '../support/testbed.ts';
 

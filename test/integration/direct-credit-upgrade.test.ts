@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inboundDirectCredit } from '../../src/events/direct-credit.ts';
-import type { DirectCreditRow } from '../../src/events/types.ts';
+import { inboundDirectCredit } from '../../src/receiver/events/direct-credit.ts';
+import type { DirectCreditRow } from '../../src/receiver/events/types.ts';
 import { assignPositions } from '../../src/feed/assigner.ts';
 import { readFeedPage } from '../../src/feed/feed-page.ts';
-import { createLogger } from '../../src/logger.ts';
-import { createMigrator, migrateToLatest } from '../../src/storage/migrator.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { createMigrator, migrateToLatest } from '../../src/lib/database/migrator.ts';
 import { feedDatabase } from '../support/feed-consumer.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 

@@ -89,7 +89,7 @@ describe('the service on the embedded Postgres', () => {
     };
     const started: RunningProcess[] = [];
     const start = async (processGroup: boolean) => {
-      const service = runScript('src/main.ts', env, { processGroup });
+      const service = runScript('src/cli/serve.ts', env, { processGroup });
       started.push(service);
       await waitFor(
         async () => {

@@ -25,8 +25,8 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database.
 
 /**
  * The example consumer (examples/ledger-consumer) as a merchant runs it: its own process
- * (`node examples/ledger-consumer/src/main.js`, plain Node, configured only through the
- * environment), fed by the real receiver (`src/main.ts`): pushed to by its relay, then pulling
+ * (`node examples/ledger-consumer/src/cli/serve.js`, plain Node, configured only through the
+ * environment), fed by the real receiver (`src/cli/serve.ts`): pushed to by its relay, then pulling
  * `GET /feed`. It has no node_modules of its own: Node's resolution walks up from
  * examples/ledger-consumer/src/ to the root node_modules (NODE_PATH would not help: ESM
  * imports ignore it).
@@ -49,7 +49,7 @@ afterAll(async () => {
   await receiverDb.drop();
 });
 
-/** `node examples/ledger-consumer/src/main.js`: nothing from this shell but PATH. */
+/** `node examples/ledger-consumer/src/cli/serve.js`: nothing from this shell but PATH. */
 function runExample(env: Record<string, string>): RunningProcess {
   let output = '';
   const child = spawn(process.execPath, [path.join(EXAMPLE_DIR, 'src', 'main.js')], {
@@ -124,7 +124,7 @@ describe('the example ledger consumer (examples/ledger-consumer)', () => {
         30_000,
       );
 
-      const receiver = runScript('src/main.ts', {
+      const receiver = runScript('src/cli/serve.ts', {
         DATABASE_URL: receiverDb.url,
         HOST: '127.0.0.1',
         PORT: String(receiverPort),

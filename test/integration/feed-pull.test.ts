@@ -5,9 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assignPositions, startAssigner } from '../../src/feed/assigner.ts';
 import { createFeedNotifier, type FeedNotifier } from '../../src/feed/feed-notifier.ts';
 import { feedRouter } from '../../src/feed/feed-route.ts';
-import { createLogger } from '../../src/logger.ts';
-import type { Db } from '../../src/storage/database.ts';
-import { storeDeliveries, type DeliveryToStore } from '../../src/storage/store-deliveries.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import type { Db } from '../../src/lib/database/database.ts';
+import {
+  storeDeliveries,
+  type DeliveryToStore,
+} from '../../src/receiver/storage/store-deliveries.ts';
 import { freshWebhookId } from '../support/deliveries.ts';
 import { feedDatabase } from '../support/feed-consumer.ts';
 import { useTestbed } from '../support/testbed.ts';

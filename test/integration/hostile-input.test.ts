@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import fc from 'fast-check';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findEventModel } from '../../src/events/registry.ts';
+import { findEventModel } from '../../src/receiver/events/registry.ts';
 import { freshWebhookId, sendDelivery } from '../support/deliveries.ts';
 import {
   FRESH_WEBHOOK_ID,
@@ -406,7 +406,7 @@ describe('hostile input (fast-check, fixed seed)', () => {
   );
 
   // Known failure (reported): Express answers a param it cannot decode with a URIError carrying
-  // status 400, and errorHandler (src/http/errors.ts) maps every non-ReceiverError to 500.
+  // status 400, and errorHandler (src/receiver/http/errors.ts) maps every non-ReceiverError to 500.
   it(
     'when the event name holds a percent escape that does not decode, then a 4xx and nothing is stored',
     async () => {

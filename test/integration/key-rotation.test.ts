@@ -2,14 +2,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import type { Express } from 'express';
 import type { KeyObject } from 'node:crypto';
-import { createLogger } from '../../src/logger.ts';
-import { startKeyServer, type KeyServer } from '../../src/common/key-server.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { startKeyServer, type KeyServer } from '../../tools/common/key-server.ts';
+import { type SigningKeySource } from '../../src/receiver/verification/key-source.ts';
 import {
   createFetchedKeySource,
   type FetchedKeySourceOptions,
-  type SigningKeySource,
-} from '../../src/verification/key-source.ts';
-import { scheduleUnref } from '../../src/verification/schedule.ts';
+} from '../../src/receiver/verification/fetched-key-source.ts';
+import { scheduleUnref } from '../../src/receiver/verification/schedule.ts';
 import { freshWebhookId, sendDelivery } from '../support/deliveries.ts';
 import { createManualClock, type ManualClock } from '../support/manual-clock.ts';
 import { nppPayment } from '../support/sample-bodies.ts';

@@ -17,7 +17,7 @@ import {
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
 /**
- * The real entry point as an operator runs it: `src/main.ts` in its own process, configured only
+ * The real entry point as an operator runs it: `src/cli/serve.ts` in its own process, configured only
  * through the environment, on the embedded Postgres, stopped with SIGTERM.
  */
 
@@ -51,7 +51,7 @@ describe('the service process', () => {
     const metricsPort = await freePort();
     const feedPort = await freePort();
     const embeddedPort = await freePort();
-    const service = run('src/main.ts', {
+    const service = run('src/cli/serve.ts', {
       FEED_TOKEN: FEED_TOKEN,
       FEED_PORT: String(feedPort),
       PORT: String(port),
@@ -118,7 +118,7 @@ describe('the service process', () => {
       });
       // An operator command reaches the running receiver's embedded database (not a new one).
       const status = run(
-        'src/feed-command.ts',
+        'src/cli/feed.ts',
         {
           EMBEDDED_POSTGRES_DIR: path.join(dataDir, 'pg'),
           EMBEDDED_POSTGRES_PORT: String(embeddedPort),
@@ -140,7 +140,7 @@ describe('the service process', () => {
   }, 90_000);
 
   it('when configuration is bad, then it refuses to start and names every bad variable', async () => {
-    const service = run('src/main.ts', {
+    const service = run('src/cli/serve.ts', {
       PORT: 'eighty',
       PROVIDER_ENV: 'staging',
       WEBHOOK_SECRETS: SECRET,
@@ -161,7 +161,7 @@ describe('the service process', () => {
       const blocker = createServer().listen(port, '127.0.0.1');
       await new Promise((resolve) => blocker.once('listening', resolve));
       try {
-        const service = run('src/main.ts', {
+        const service = run('src/cli/serve.ts', {
           WEBHOOK_SECRETS: SECRET,
           DATABASE_URL: database.url,
           HOST: '127.0.0.1',
@@ -189,11 +189,11 @@ describe('the service process', () => {
         METRICS_PORT: 'off',
         SIGNING_KEY: publicKeyAsProviderHex(signer.publicKey),
       };
-      const refused = run('src/main.ts', { ...env, DATABASE_URL: empty.url });
+      const refused = run('src/cli/serve.ts', { ...env, DATABASE_URL: empty.url });
       expect(await refused.exited).toBe(2);
       expect(refused.output()).toMatch(/lacks \d+ migration\(s\).*npm run migrate:prod/);
       expect(await empty.count('pg_tables WHERE schemaname = $$public$$')).toBe(0);
-      const started = run('src/main.ts', { ...env, DATABASE_URL: database.url });
+      const started = run('src/cli/serve.ts', { ...env, DATABASE_URL: database.url });
       try {
         await waitFor(() => started.output().includes('receiver listening'), 'listening', 30_000);
       } finally {
@@ -206,7 +206,7 @@ describe('the service process', () => {
   });
 
   it('when TRUST_PROXY is not something Express understands, then it exits 2 naming it, before any database starts', async () => {
-    const service = run('src/main.ts', {
+    const service = run('src/cli/serve.ts', {
       TRUST_PROXY: 'maybe',
       WEBHOOK_SECRETS: SECRET,
       EMBEDDED_POSTGRES_DIR: path.join(dataDir, 'never-started'),
@@ -223,7 +223,10 @@ describe('the service process', () => {
   ])(
     'when WEBHOOK_SECRETS is %s and running without one is not asked for, then it exits 2 saying what to set',
     async (_, env) => {
-      const service = run('src/main.ts', { ...env, DATABASE_URL: 'postgres://127.0.0.1:1/none' });
+      const service = run('src/cli/serve.ts', {
+        ...env,
+        DATABASE_URL: 'postgres://127.0.0.1:1/none',
+      });
       expect(await service.exited).toBe(2);
       expect(service.output()).toMatch(/WEBHOOK_SECRETS: .*ALLOW_NO_WEBHOOK_SECRET=true/);
     },
@@ -235,7 +238,7 @@ describe('the service process', () => {
     // PORT in the file is bad: the process's own PORT must win, or the start fails.
     writeFileSync(envFile, 'PORT=eighty\nALLOW_NO_WEBHOOK_SECRET=true\n');
     const service = run(
-      'src/main.ts',
+      'src/cli/serve.ts',
       {
         PORT: String(port),
         HOST: '127.0.0.1',
@@ -277,13 +280,13 @@ describe('the service process', () => {
   });
 
   it('when asked for --help, then it prints the usage and exits 0', async () => {
-    const service = run('src/main.ts', {}, { args: ['--help'] });
+    const service = run('src/cli/serve.ts', {}, { args: ['--help'] });
     expect(await service.exited).toBe(0);
     expect(service.output()).toMatch(/^Usage: main \[--dotenv <path>\]/);
   });
 
   it('when SIGNING_KEY is not a key, then it refuses to start naming SIGNING_KEY', async () => {
-    const service = run('src/main.ts', {
+    const service = run('src/cli/serve.ts', {
       WEBHOOK_SECRETS: SECRET,
       SIGNING_KEY: 'not a key',
       DATABASE_URL: 'postgres://127.0.0.1:1/none',

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
-import { createMigrator, migrateToLatest } from '../../src/storage/migrator.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { createMigrator, migrateToLatest } from '../../src/lib/database/migrator.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
 /**

@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
-import { createDatabase } from '../../src/storage/database.ts';
-import { migrateToLatest } from '../../src/storage/migrator.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { createDatabase } from '../../src/lib/database/database.ts';
+import { migrateToLatest } from '../../src/lib/database/migrator.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
 const SLOW_MIGRATION_DIR = fileURLToPath(new URL('../fixtures/slow-migration', import.meta.url));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { PROVIDER_COMMANDS } from '../../src/provider/cli/commands.ts';
-import { runCli } from '../../src/provider/cli/run-cli.ts';
-import { runRecoverCli } from '../../src/recovery/recover-cli.ts';
+import { PROVIDER_COMMANDS } from '../../src/platform/cli/commands.ts';
+import { runCli } from '../../src/platform/cli/run-cli.ts';
+import { runRecoverCli } from '../../src/platform/recovery/recover-cli.ts';
 import { CREDENTIALS, startTestSandbox } from '../../tools/sandbox/test/support.ts';
 
 /** `npm run provider` / `npm run recover`, in process, against the sandbox over real HTTP. */

@@ -3,10 +3,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import {
   createProviderClient,
   type ProviderClientOptions,
-} from '../../src/provider/provider-client.ts';
-import { ProviderError } from '../../src/provider/provider-error.ts';
-import { readDeliveryReport } from '../../src/provider/report-pages.ts';
-import { paytoDayStamp } from '../../src/provider/requests/payto-report.ts';
+} from '../../src/platform/client/provider-client.ts';
+import { ProviderError } from '../../src/platform/client/protocol/provider-error.ts';
+import { readDeliveryReport } from '../../src/platform/client/report-pages.ts';
+import { paytoDayStamp } from '../../src/platform/client/requests/payto-report.ts';
 import { sydneyDay } from '../../src/lib/sydney-time.ts';
 import {
   CREDENTIALS,

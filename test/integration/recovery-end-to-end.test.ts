@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/lib/logger.ts';
 import { todayAndYesterday } from '../../src/lib/sydney-time.ts';
-import { withProviderTables } from '../../src/provider/tables.ts';
-import { runRecovery, type RecoveryOptions } from '../../src/recovery/run-recovery.ts';
+import { withProviderTables } from '../../src/platform/storage/tables.ts';
+import { runRecovery, type RecoveryOptions } from '../../src/platform/recovery/run-recovery.ts';
 import { startTestSandbox, subscribe, type TestSandbox } from '../../tools/sandbox/test/support.ts';
 import { freePort } from '../../tools/common/free-port.ts';
 import {

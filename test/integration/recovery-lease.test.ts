@@ -1,15 +1,15 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
-import { createProviderClient } from '../../src/provider/provider-client.ts';
-import { withProviderTables } from '../../src/provider/tables.ts';
-import type { Lease, LeaseOptions } from '../../src/recovery/lease.ts';
-import { createRecoveryMetrics } from '../../src/recovery/recovery-metrics.ts';
-import { createRecoveryScheduler } from '../../src/recovery/recovery-scheduler.ts';
-import { runRecovery, type RecoverySummary } from '../../src/recovery/run-recovery.ts';
-import { createDatabase, type Db } from '../../src/storage/database.ts';
-import type { PooledKysely } from '../../src/storage/prepared-statement.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { createProviderClient } from '../../src/platform/client/provider-client.ts';
+import { withProviderTables } from '../../src/platform/storage/tables.ts';
+import type { Lease, LeaseOptions } from '../../src/platform/recovery/lease.ts';
+import { createRecoveryMetrics } from '../../src/platform/recovery/recovery-metrics.ts';
+import { createRecoveryScheduler } from '../../src/platform/recovery/recovery-scheduler.ts';
+import { runRecovery, type RecoverySummary } from '../../src/platform/recovery/run-recovery.ts';
+import { createDatabase, type Db } from '../../src/lib/database/database.ts';
+import type { PooledKysely } from '../../src/lib/database/prepared-statement.ts';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../support/scripted-server.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
-import { createProviderClient } from '../../src/provider/provider-client.ts';
-import { withProviderTables } from '../../src/provider/tables.ts';
-import { runRecoverCli } from '../../src/recovery/recover-cli.ts';
-import { runRecovery, type RecoveryOptions } from '../../src/recovery/run-recovery.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { createProviderClient } from '../../src/platform/client/provider-client.ts';
+import { withProviderTables } from '../../src/platform/storage/tables.ts';
+import { runRecoverCli } from '../../src/platform/recovery/recover-cli.ts';
+import { runRecovery, type RecoveryOptions } from '../../src/platform/recovery/run-recovery.ts';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../support/scripted-server.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 

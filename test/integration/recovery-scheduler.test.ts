@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
-import { createLogger } from '../../src/logger.ts';
-import { createRecoveryMetrics } from '../../src/recovery/recovery-metrics.ts';
-import { createRecoveryScheduler } from '../../src/recovery/recovery-scheduler.ts';
-import type { RecoverySummary } from '../../src/recovery/run-recovery.ts';
-import { createDatabase, type Db } from '../../src/storage/database.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { createRecoveryMetrics } from '../../src/platform/recovery/recovery-metrics.ts';
+import { createRecoveryScheduler } from '../../src/platform/recovery/recovery-scheduler.ts';
+import type { RecoverySummary } from '../../src/platform/recovery/run-recovery.ts';
+import { createDatabase, type Db } from '../../src/lib/database/database.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
 let database: TestDatabase;

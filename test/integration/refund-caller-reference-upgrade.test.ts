@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
-import { createProviderClient } from '../../src/provider/provider-client.ts';
-import { refundStoredPayment } from '../../src/provider/refund-stored-payment.ts';
-import { withProviderTables } from '../../src/provider/tables.ts';
-import { createMigrator, migrateToLatest } from '../../src/storage/migrator.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { createProviderClient } from '../../src/platform/client/provider-client.ts';
+import { refundStoredPayment } from '../../src/platform/refunds/refund-stored-payment.ts';
+import { withProviderTables } from '../../src/platform/storage/tables.ts';
+import { createMigrator, migrateToLatest } from '../../src/lib/database/migrator.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
 /**

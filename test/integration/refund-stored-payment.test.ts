@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
-import type { ProviderClientOptions } from '../../src/provider/provider-client.ts';
-import { ProviderError } from '../../src/provider/provider-error.ts';
-import { refundStoredPayment } from '../../src/provider/refund-stored-payment.ts';
-import { withProviderTables } from '../../src/provider/tables.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import type { ProviderClientOptions } from '../../src/platform/client/provider-client.ts';
+import { ProviderError } from '../../src/platform/client/protocol/provider-error.ts';
+import { refundStoredPayment } from '../../src/platform/refunds/refund-stored-payment.ts';
+import { withProviderTables } from '../../src/platform/storage/tables.ts';
 import { startTestSandbox, subscribe, type TestSandbox } from '../../tools/sandbox/test/support.ts';
 import {
   sandboxProviderClient,

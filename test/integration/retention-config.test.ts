@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/lib/config.ts';
 
 /** The RETENTION_* variables: safe defaults that are on, 0 to keep a kind for ever, bad values named. */
 const SECRET = { WEBHOOK_SECRETS: 'Basic abc' };

@@ -4,7 +4,7 @@ import {
   readCutoffs,
   type PruneStep,
   type StepContext,
-} from '../../src/retention/prune-steps.ts';
+} from '../../src/operations/retention/prune-steps.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
 /**

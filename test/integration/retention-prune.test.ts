@@ -6,10 +6,17 @@ import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assignPositions } from '../../src/feed/assigner.ts';
 import { readFeedPage } from '../../src/feed/feed-page.ts';
-import { showQuarantined } from '../../src/quarantine/quarantine-operations.ts';
-import { runPrune, type PruneOptions, type PruneSummary } from '../../src/retention/prune.ts';
-import { quarantineDelivery } from '../../src/storage/quarantine-repository.ts';
-import { storeDeliveries, type DeliveryToStore } from '../../src/storage/store-deliveries.ts';
+import { showQuarantined } from '../../src/operations/quarantine/quarantine-operations.ts';
+import {
+  runPrune,
+  type PruneOptions,
+  type PruneSummary,
+} from '../../src/operations/retention/prune.ts';
+import { quarantineDelivery } from '../../src/receiver/storage/quarantine-repository.ts';
+import {
+  storeDeliveries,
+  type DeliveryToStore,
+} from '../../src/receiver/storage/store-deliveries.ts';
 import { freshWebhookId } from '../support/deliveries.ts';
 import { emptyPaymentRow } from '../support/sample-bodies.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';

@@ -1,11 +1,18 @@
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
-import { withLease } from '../../src/recovery/lease.ts';
-import { RETENTION_LEASE, runPrune, type PruneSummary } from '../../src/retention/prune.ts';
-import { createPruneMetrics } from '../../src/retention/prune-metrics.ts';
-import { createPruneScheduler, startScheduledPrune } from '../../src/retention/scheduled-prune.ts';
-import { createDatabase, type Db } from '../../src/storage/database.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { withLease } from '../../src/platform/recovery/lease.ts';
+import {
+  RETENTION_LEASE,
+  runPrune,
+  type PruneSummary,
+} from '../../src/operations/retention/prune.ts';
+import { createPruneMetrics } from '../../src/operations/retention/prune-metrics.ts';
+import {
+  createPruneScheduler,
+  startScheduledPrune,
+} from '../../src/operations/retention/scheduled-prune.ts';
+import { createDatabase, type Db } from '../../src/lib/database/database.ts';
 import { runScript, waitFor } from '../support/receiver-process.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 

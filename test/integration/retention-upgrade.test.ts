@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runPrune } from '../../src/retention/prune.ts';
-import { createMigrator } from '../../src/storage/migrator.ts';
+import { runPrune } from '../../src/operations/retention/prune.ts';
+import { createMigrator } from '../../src/lib/database/migrator.ts';
 import {
   createTestDatabase,
   migratedUpToBefore,

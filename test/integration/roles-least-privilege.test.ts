@@ -4,9 +4,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
-import { createDatabase } from '../../src/storage/database.ts';
-import { assertMigrated, migrateToLatest } from '../../src/storage/migrator.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { createDatabase } from '../../src/lib/database/database.ts';
+import { assertMigrated, migrateToLatest } from '../../src/lib/database/migrator.ts';
 import { freePort } from '../../tools/common/free-port.ts';
 import {
   CREDENTIALS,
@@ -22,7 +22,7 @@ import { createTestDatabase, databaseUrl, type TestDatabase } from '../support/t
 
 /**
  * deploy/sql/roles.sql, applied to a fresh database: the migration job runs as the owner role,
- * then the real receiver process (src/main.ts) runs as the receiver role with
+ * then the real receiver process (src/cli/serve.ts) runs as the receiver role with
  * MIGRATE_ON_START=false, a pull feed and a push relay, scheduled recovery against the sandbox,
  * and the operator commands (quarantine, feed, refund) run under the same role. A merchant's SQL
  * consumer reads the feed view as the feed-reader role and nothing else. Role names carry a
@@ -138,7 +138,7 @@ beforeAll(async () => {
   // First run, by the administrator, on an empty database: roles, database, schema.
   await applyRoles(databaseUrl(adminUrl, databaseName), { passwords: true });
   // The migration job, as the owner role (as `npm run migrate:prod` would).
-  const migrate = await runCommand('src/migrate.ts', [], { DATABASE_URL: urlAs('owner') });
+  const migrate = await runCommand('src/cli/migrate.ts', [], { DATABASE_URL: urlAs('owner') });
   expect(migrate.code, migrate.output).toBe(0);
   // Then roles.sql again, as the owner role itself: grants on the tables it just made.
   await applyRoles(urlAs('owner'));
@@ -178,7 +178,7 @@ describe('least-privilege roles (deploy/sql/roles.sql)', () => {
       // The key URL derived from the sandbox's plain-http address (the receiver pins its key).
       SIGNING_KEY_ALLOW_HTTP: 'true',
     };
-    const receiver = runScript('src/main.ts', {
+    const receiver = runScript('src/cli/serve.ts', {
       DATABASE_URL: urlAs('receiver'),
       MIGRATE_ON_START: 'false',
       HOST: '127.0.0.1',
@@ -281,7 +281,7 @@ describe('least-privilege roles (deploy/sql/roles.sql)', () => {
       );
       expect(resolved.code, resolved.output).toBe(0);
       for (const args of [['pause', 'roles test'], ['resume'], ['status']]) {
-        const command = await runCommand('src/feed-command.ts', args, asReceiver);
+        const command = await runCommand('src/cli/feed.ts', args, asReceiver);
         expect(command.code, command.output).toBe(0);
       }
       // A refund (advisory lock, payment row lock, reservation, outcome). An NPP payment may be

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
-import { assertMigrated, migrateToLatest } from '../../src/storage/migrator.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { assertMigrated, migrateToLatest } from '../../src/lib/database/migrator.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
 /**
@@ -19,7 +19,7 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database.
 
 const PREVIOUS_RELEASE = 'dce3aa1';
 
-/** dce3aa1 src/storage/store-deliveries.ts STORE_STATEMENT ('store-deliveries-v1'), 4 parameters. */
+/** dce3aa1 src/receiver/storage/store-deliveries.ts STORE_STATEMENT ('store-deliveries-v1'), 4 parameters. */
 const PREVIOUS_STORE_STATEMENT = `
     WITH incoming AS (
       SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(
@@ -191,19 +191,19 @@ const PREVIOUS_STORE_STATEMENT = `
     GROUP BY delivery.webhook_id, delivery.body_sha256
   `;
 
-/** dce3aa1 src/provider/refunds-repository.ts insertPendingRefund: no caller reference, no dialect. */
+/** dce3aa1 src/platform/refunds/refunds-repository.ts insertPendingRefund: no caller reference, no dialect. */
 const PREVIOUS_REFUND_INSERT =
   'insert into "refunds" ("unique_reference", "transaction_id", "payment_event", "amount", "description", "refund_reference", "requested_at", "state") values ($1, $2, $3, $4, $5, $6, $7, $8) returning *';
 
-/** dce3aa1 src/storage/quarantine-repository.ts quarantineDelivery. */
+/** dce3aa1 src/receiver/storage/quarantine-repository.ts quarantineDelivery. */
 const PREVIOUS_QUARANTINE_INSERT =
   'insert into "quarantined_deliveries" ("event_name", "webhook_id_header", "webhook_id", "received_at", "body_sha256", "raw_body", "content_type", "headers", "reasons", "request_id", "remote_address", "signing_key_fingerprint") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) on conflict do nothing returning "id"';
 
-/** dce3aa1 src/recovery/run-recovery.ts: one row per run, written when it ends. */
+/** dce3aa1 src/platform/recovery/run-recovery.ts: one row per run, written when it ends. */
 const PREVIOUS_RECOVERY_RUN_INSERT =
   'insert into "recovery_runs" ("started_at", "finished_at", "days", "ok", "summary") values ($1, $2, $3, $4, $5)';
 
-/** dce3aa1 src/recovery/attempts-repository.ts record(). */
+/** dce3aa1 src/platform/recovery/attempts-repository.ts record(). */
 const PREVIOUS_RECOVERY_ATTEMPT_INSERT =
   'insert into "recovery_attempts" ("webhook_id", "event_name", "report_day", "reason", "attempted_at", "outcome", "http_status", "provider_status", "description") values ($1, $2, $3, $4, $5, $6, $7, $8, $9)';
 

@@ -50,7 +50,7 @@ describe('the service process with a stalled stdout', () => {
     const port = await freePort();
     const metricsPort = await freePort();
     const service = runScript(
-      'src/main.ts',
+      'src/cli/serve.ts',
       {
         PORT: String(port),
         HOST: '127.0.0.1',

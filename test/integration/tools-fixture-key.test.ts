@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { providerHex } from '../../src/common/platform-key.ts';
-import { parsePublicKey } from '../../src/verification/public-key.ts';
+import { providerHex } from '../../src/lib/platform-key.ts';
+import { parsePublicKey } from '../../src/receiver/verification/public-key.ts';
 import { captureFilesAt, loadCaptureFile } from '../../tools/capture/capture-files.ts';
 import { freePort } from '../../tools/common/free-port.ts';
 import { answers, runScript, waitFor } from '../support/receiver-process.ts';
@@ -37,7 +37,7 @@ describe('the fixtures key file', () => {
 
   it('when the receiver is started with it as documented and the fixtures are replayed, then every answer is as expected', async () => {
     const port = await freePort();
-    const receiver = runScript('src/main.ts', {
+    const receiver = runScript('src/cli/serve.ts', {
       DATABASE_URL: database.url,
       PORT: String(port),
       HOST: '127.0.0.1',

@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { receiveDelivery } from '../../src/delivery/receive-delivery.ts';
+import { receiveDelivery } from '../../src/receiver/delivery/receive-delivery.ts';
 import * as quarantineKey from '../../migrations/2026-11-22T02-00-00_quarantine-key.ts';
-import { findEventModel } from '../../src/events/registry.ts';
-import { UnstorableDeliveryError } from '../../src/storage/delivery-batcher.ts';
-import { quarantineDelivery } from '../../src/storage/quarantine-repository.ts';
-import { createConfiguredKeySource } from '../../src/verification/key-source.ts';
+import { findEventModel } from '../../src/receiver/events/registry.ts';
+import { UnstorableDeliveryError } from '../../src/receiver/storage/delivery-batcher.ts';
+import { quarantineDelivery } from '../../src/receiver/storage/quarantine-repository.ts';
+import { createConfiguredKeySource } from '../../src/receiver/verification/key-source.ts';
 import {
   bodyBytes,
   freshWebhookId,

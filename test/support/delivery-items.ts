@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { TypedRows } from '../../src/events/types.ts';
-import type { DeliveryToStore } from '../../src/storage/store-deliveries.ts';
-import { createLogger } from '../../src/logger.ts';
-import type { Db } from '../../src/storage/database.ts';
-import { createBatchingStore, type DeliveryStore } from '../../src/storage/delivery-batcher.ts';
+import type { TypedRows } from '../../src/receiver/events/types.ts';
+import type { DeliveryToStore } from '../../src/receiver/storage/store-deliveries.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import type { Db } from '../../src/lib/database/database.ts';
+import {
+  createBatchingStore,
+  type DeliveryStore,
+} from '../../src/receiver/storage/delivery-batcher.ts';
 import { freshWebhookId } from './deliveries.ts';
 import { emptyPaymentRow } from './sample-bodies.ts';
 import { logLines, type LogLines } from './log-lines.ts';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { createDatabaseWithPool } from '../../src/storage/database.ts';
-import { parseWebhookSecret } from '../../src/feed/signer.ts';
+import { createDatabaseWithPool } from '../../src/lib/database/database.ts';
+import { parseWebhookSecret } from '../../src/lib/webhook-secret.ts';
 
 /** A fresh Standard Webhooks secret, `whsec_<base64 of 32 random bytes>`. */
 export function newWebhookSecret(): { text: string; key: Buffer } {

@@ -2,7 +2,7 @@ import { Registry } from 'prom-client';
 import { startAssigner } from '../../src/feed/assigner.ts';
 import { createFeedMetrics } from '../../src/feed/feed-metrics.ts';
 import { startRelay, type RelayOptions } from '../../src/feed/relay.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/lib/logger.ts';
 import { feedDatabase } from './feed-consumer.ts';
 
 /**

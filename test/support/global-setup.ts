@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freePort } from '../../tools/common/free-port.ts';
-import { createLogger } from '../../src/logger.ts';
-import { startEmbeddedPostgres } from '../../src/storage/embedded-postgres.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { startEmbeddedPostgres } from '../../src/lib/database/embedded-postgres.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

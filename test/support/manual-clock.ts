@@ -1,4 +1,4 @@
-import type { Schedule } from '../../src/verification/schedule.ts';
+import type { Schedule } from '../../src/receiver/verification/schedule.ts';
 
 /**
  * A clock a test moves by hand, with timers that fire only when it is moved past them. Fired

@@ -1,11 +1,11 @@
 import type { Server } from 'node:http';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/lib/logger.ts';
 import {
   createProviderClient,
   type ProviderClientOptions,
-} from '../../src/provider/provider-client.ts';
-import type { Db } from '../../src/storage/database.ts';
-import { createFetchedKeySource } from '../../src/verification/key-source.ts';
+} from '../../src/platform/client/provider-client.ts';
+import type { Db } from '../../src/lib/database/database.ts';
+import { createFetchedKeySource } from '../../src/receiver/verification/fetched-key-source.ts';
 import { closeServer } from '../../tools/sandbox/close-server.ts';
 import { CREDENTIALS, subscribe, type TestSandbox } from '../../tools/sandbox/test/support.ts';
 import { buildTestApp } from './test-app.ts';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
 import { fileURLToPath } from 'node:url';
 
 /**
- * The real entry point as an operator runs it: `src/main.ts` in its own process, configured only
+ * The real entry point as an operator runs it: `src/cli/serve.ts` in its own process, configured only
  * through the environment (nothing leaks in from the developer's shell but PATH).
  */
 

@@ -1,4 +1,4 @@
-import type { NppPaymentRow } from '../../src/events/types.ts';
+import type { NppPaymentRow } from '../../src/receiver/events/types.ts';
 
 /** Small valid bodies built in code, so each test states exactly what it sends. */
 

@@ -1,18 +1,22 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { SigningKeyPair } from '../../src/common/signing.ts';
+import type { SigningKeyPair } from '../../tools/common/signing.ts';
 
 /**
- * Signing the way the platform does (src/common/signing.ts) and exporting a public key in every
+ * Signing the way the platform does (tools/common/signing.ts) and exporting a public key in every
  * form the receiver accepts. Nothing is cached here: key generation takes tens of milliseconds,
  * so a test file should generate its pair once, in `beforeAll`.
  */
 
-export { generateSigningKeyPair, signBody, type SigningKeyPair } from '../../src/common/signing.ts';
+export {
+  generateSigningKeyPair,
+  signBody,
+  type SigningKeyPair,
+} from '../../tools/common/signing.ts';
 
 /** What the platform's key endpoint serves: hex DER PKCS#1 RSAPublicKey, upper case. */
-export { providerHex as publicKeyAsProviderHex } from '../../src/common/platform-key.ts';
+export { providerHex as publicKeyAsProviderHex } from '../../src/lib/platform-key.ts';
 
 export function publicKeyAsSpkiHex(publicKey: KeyObject): string {
   return publicKey.export({ type: 'spki', format: 'der' }).toString('hex');

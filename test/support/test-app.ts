@@ -1,13 +1,13 @@
 import type { KeyObject } from 'node:crypto';
 import type { Express } from 'express';
-import { createApp, type AppDeps } from '../../src/app.ts';
+import { createApp, type AppDeps } from '../../src/receiver/http/app.ts';
 import { logLines } from './log-lines.ts';
-import { createLogger } from '../../src/logger.ts';
-import type { Db } from '../../src/storage/database.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import type { Db } from '../../src/lib/database/database.ts';
 import {
   createConfiguredKeySource,
   type SigningKeySource,
-} from '../../src/verification/key-source.ts';
+} from '../../src/receiver/verification/key-source.ts';
 
 export interface TestApp {
   app: Express;

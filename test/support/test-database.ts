@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
-import { createDatabase, type Db } from '../../src/storage/database.ts';
-import { createMigrator, migrateToLatest } from '../../src/storage/migrator.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { createDatabase, type Db } from '../../src/lib/database/database.ts';
+import { createMigrator, migrateToLatest } from '../../src/lib/database/migrator.ts';
 
 export interface TestDatabase {
   url: string;

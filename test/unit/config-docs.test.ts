@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configVariables, SECRET_FILE_VARIABLES } from '../../src/config.ts';
+import { configVariables, SECRET_FILE_VARIABLES } from '../../src/lib/config.ts';
 import {
   comment,
   composeDefaults,
@@ -18,7 +18,7 @@ import {
 
 /**
  * The README's configuration table and `.env.example` are generated from the declaration in
- * src/config.ts (`npm run docs:config`). CI runs this test: a variable added, changed or
+ * src/lib/config.ts (`npm run docs:config`). CI runs this test: a variable added, changed or
  * described differently without regenerating them fails here, naming the stale file.
  */
 
@@ -26,7 +26,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 describe('configuration documentation', () => {
   it.each(['README.md', '.env.example'])(
-    'when %s is compared with what src/config.ts declares, then it is current',
+    'when %s is compared with what src/lib/config.ts declares, then it is current',
     async (name) => {
       const file = (await configDocFiles(ROOT)).find((f) => f.file === name)!;
       expect(

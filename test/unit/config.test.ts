@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/lib/config.ts';
 
 /** The receiver refuses to start without being told about the shared secret. */
 const SECRET = { WEBHOOK_SECRETS: 'Basic abc' };

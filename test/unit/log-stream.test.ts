@@ -2,7 +2,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogStream } from '../../src/log-stream.ts';
+import { createLogStream } from '../../src/lib/log-stream.ts';
 
 // Descriptors are handed out lowest first: one this high is never open (writes fail with EBADF).
 const NEVER_OPEN_FD = 2_000_000_000;

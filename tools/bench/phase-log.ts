@@ -1,5 +1,21 @@
 import { otherCpu, postgresCpu } from './proc-stats.ts';
-import type { PhaseRecord } from './rounds.ts';
+import type { LoadResult } from './load.ts';
+import type { ServerName } from './options.ts';
+
+export type PhaseName = 'throughput' | 'latency';
+
+export interface PhaseRecord {
+  server: ServerName;
+  round: number;
+  phase: PhaseName;
+  load: LoadResult;
+  /** Rows the server's database holds after the phase (storing servers only). */
+  rowsStored?: number;
+  /** The phase ran out of pre-signed deliveries before its duration (still exact, just shorter). */
+  endedEarly?: boolean;
+  /** With --wait-quiet: how long the phase waited for the machine, and whether it got quiet. */
+  quietWait?: { waitedSeconds: number; busyPercent: number; quiet: boolean };
+}
 
 /** One line per measured phase, printed as the run goes. */
 

@@ -1,10 +1,12 @@
 import type { DeliveryPool } from './deliveries.ts';
 import { waitForQuiet } from './machine.ts';
-import { runLoad, type LoadPlan, type LoadResult } from './load.ts';
+import { runLoad, type LoadPlan } from './load.ts';
 import type { BenchOptions, ServerName } from './options.ts';
 import { postgresPids, type PostgresPids } from './postgres.ts';
 import { cpuSecondsIfAlive } from './proc-stats.ts';
-import { describePhase } from './phase-log.ts';
+import { describePhase, type PhaseName, type PhaseRecord } from './phase-log.ts';
+
+export type { PhaseName, PhaseRecord } from './phase-log.ts';
 import type { BenchServer } from './server-specs.ts';
 
 /**
@@ -14,21 +16,6 @@ import type { BenchServer } from './server-specs.ts';
  * phase (closed loop at fixed concurrency, fixed duration) and a fixed-rate latency phase per
  * round.
  */
-
-export type PhaseName = 'throughput' | 'latency';
-
-export interface PhaseRecord {
-  server: ServerName;
-  round: number;
-  phase: PhaseName;
-  load: LoadResult;
-  /** Rows the server's database holds after the phase (storing servers only). */
-  rowsStored?: number;
-  /** The phase ran out of pre-signed deliveries before its duration (still exact, just shorter). */
-  endedEarly?: boolean;
-  /** With --wait-quiet: how long the phase waited for the machine, and whether it got quiet. */
-  quietWait?: { waitedSeconds: number; busyPercent: number; quiet: boolean };
-}
 
 export interface RoundsContext {
   options: BenchOptions;

@@ -25,7 +25,7 @@ export function isRuntimePreset(name: string): name is RuntimePreset {
 
 /**
  * The runtime in a start script such as `MALLOC_ARENA_MAX=2 node --max-semi-space-size=2
- * dist/src/main.js`: the variables set before `node`, the flags between `node` and the script.
+ * dist/src/cli/serve.js`: the variables set before `node`, the flags between `node` and the script.
  */
 export function runtimeOfStartScript(script: string): Runtime {
   const words = script.trim().split(/\s+/);

@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
-import { providerHex } from '../../src/common/platform-key.ts';
+import { providerHex } from '../../src/lib/platform-key.ts';
 import type { Cleanup } from './cleanup.ts';
 import type { ServerName } from './options.ts';
 import {
@@ -56,7 +56,7 @@ export interface LaunchContext {
   database?: string;
   /** Names the log files when the same server runs more than once (`receiver-large`). */
   instance?: string;
-  /** The receiver's entry point (default the build's); tests run src/main.ts under tsx. */
+  /** The receiver's entry point (default the build's); tests run src/cli/serve.ts under tsx. */
   receiverScript?: string;
 }
 
@@ -95,7 +95,7 @@ export async function launchServer(name: ServerName, ctx: LaunchContext): Promis
 
   if (name === 'receiver') {
     const server = await start(ctx, {
-      script: ctx.receiverScript ?? 'dist/src/main.js',
+      script: ctx.receiverScript ?? 'dist/src/cli/serve.js',
       env: {
         ...env,
         HOST: '127.0.0.1',

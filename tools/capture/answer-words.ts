@@ -2,7 +2,7 @@
  * What the receiver's answer means, from its envelope's `statusDescription`: a 200 is either a
  * delivery stored now or one it already had, and the two must not read alike: a replay answered
  * "duplicate" did not exercise the receiver's checks again. The texts are the receiver's
- * (src/delivery/receive-delivery.ts and delivery-answers.ts, which a tool may not import); the
+ * (src/receiver/delivery/receive-delivery.ts and delivery-answers.ts, which a tool may not import); the
  * replay test pins them to those modules.
  */
 export const DESCRIPTIONS = {

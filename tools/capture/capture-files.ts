@@ -4,7 +4,7 @@ import {
   CapturedDeliveryError,
   parseCapturedDelivery,
   type CapturedDelivery,
-} from '../../src/common/captured-delivery.ts';
+} from '../../src/receiver/index.ts';
 
 export type LoadedCapture =
   | { file: string; ok: true; delivery: CapturedDelivery }

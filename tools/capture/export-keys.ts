@@ -1,8 +1,8 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describeError } from '../../src/verification/key-fetch.ts';
-import { keyFingerprint, parsePublicKey } from '../../src/verification/public-key.ts';
+import { describeError } from '../../src/receiver/index.ts';
+import { keyFingerprint, parsePublicKey } from '../../src/receiver/index.ts';
 
 /**
  * The keys export-quarantine may record: the one given (`--public-key`, `--key-file`,

@@ -24,14 +24,10 @@ import {
   unmatched,
   type KeyAttempt,
 } from './export-keys.ts';
-import { openToolDatabase } from '../../src/storage/operator-database.ts';
-import { loadConfig, type Config } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
-import {
-  checkKeyUrl,
-  DEFAULT_MAX_KEY_BYTES,
-  fetchSigningKey,
-} from '../../src/verification/key-fetch.ts';
+import { openToolDatabase } from '../../src/lib/database/operator-database.ts';
+import { loadConfig, type Config } from '../../src/lib/config.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { checkKeyUrl, DEFAULT_MAX_KEY_BYTES, fetchSigningKey } from '../../src/receiver/index.ts';
 
 const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const USAGE =

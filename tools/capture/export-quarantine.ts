@@ -2,15 +2,15 @@ import type { KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { findEventModel } from '../../src/events/registry.ts';
-import type { Db } from '../../src/storage/database.ts';
-import { keyFingerprint } from '../../src/verification/public-key.ts';
-import { decodeSignature, verifySignature } from '../../src/verification/signature.ts';
-import { bodyField } from '../../src/common/capture-body.ts';
-import { captureHeaders } from '../../src/common/capture-headers.ts';
-import { serialiseCapturedDelivery } from '../../src/common/captured-delivery.ts';
+import { findEventModel } from '../../src/receiver/index.ts';
+import type { Db } from '../../src/lib/database/database.ts';
+import { keyFingerprint } from '../../src/receiver/index.ts';
+import { decodeSignature, verifySignature } from '../../src/receiver/index.ts';
+import { bodyField } from '../../src/receiver/index.ts';
+import { captureHeaders } from '../../src/receiver/index.ts';
+import { serialiseCapturedDelivery } from '../../src/receiver/index.ts';
 import { targetRows } from './export-target-rows.ts';
-import { providerHex } from '../../src/common/platform-key.ts';
+import { providerHex } from '../../src/lib/platform-key.ts';
 
 export interface ExportQuarantineOptions {
   outDir: string;

@@ -1,5 +1,5 @@
-import { findEventModel } from '../../src/events/registry.ts';
-import type { RowTable } from '../../src/common/expected-answer.ts';
+import { findEventModel } from '../../src/receiver/index.ts';
+import type { RowTable } from '../../src/receiver/index.ts';
 
 /**
  * The rows a quarantined delivery should write once the receiver accepts it: one delivery, plus

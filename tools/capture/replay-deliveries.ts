@@ -1,9 +1,9 @@
 import type { Agent } from 'node:http';
-import { parseWebhookId } from '../../src/delivery/webhook-id.ts';
-import { bodyBytes } from '../../src/common/capture-body.ts';
+import { parseWebhookId } from '../../src/receiver/index.ts';
+import { bodyBytes } from '../../src/receiver/index.ts';
 import type { LoadedCapture } from './capture-files.ts';
-import type { CapturedDelivery } from '../../src/common/captured-delivery.ts';
-import { differencesFromExpected } from '../../src/common/expected-answer.ts';
+import type { CapturedDelivery } from '../../src/receiver/index.ts';
+import { differencesFromExpected } from '../../src/receiver/index.ts';
 import { envelopeStatus, postBytes } from '../common/post-delivery.ts';
 import { answerKind, envelopeDescription, type AnswerKind } from './answer-words.ts';
 

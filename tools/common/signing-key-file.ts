@@ -2,7 +2,7 @@ import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { generateSigningKeyPair } from '../../src/common/signing.ts';
+import { generateSigningKeyPair } from './signing.ts';
 
 export interface SimulatorKey {
   privateKey: KeyObject;

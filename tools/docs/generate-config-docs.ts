@@ -2,7 +2,7 @@
  * npm run docs:config [-- --check]   (--help for usage)
  *
  * Writes the README's configuration table and `.env.example` from the one declaration of the
- * variables in src/config.ts. With --check it writes nothing and exits 1 when either file is
+ * variables in src/lib/config.ts. With --check it writes nothing and exits 1 when either file is
  * stale, naming it; 2 on bad usage or when a file cannot be rendered.
  */
 import { writeFileSync } from 'node:fs';
@@ -18,7 +18,7 @@ import {
 
 const USAGE = `Usage: npm run docs:config [-- --check]
 
-Writes, from the declaration of every variable in src/config.ts (envSchema: its type,
+Writes, from the declaration of every variable in src/lib/config.ts (envSchema: its type,
 default, description, secret or not):
   README.md     the configuration table, between the lines
                 ${TABLE_START} and ${TABLE_END}
@@ -69,7 +69,7 @@ async function main(argv: readonly string[]): Promise<number> {
     } else if (check) {
       stale += 1;
       console.error(
-        `${file.file} is stale: it differs from what src/config.ts declares (${describeDifference(file)}). Run \`npm run docs:config\` and commit the result.`,
+        `${file.file} is stale: it differs from what src/lib/config.ts declares (${describeDifference(file)}). Run \`npm run docs:config\` and commit the result.`,
       );
     } else {
       writeFileSync(path.join(projectDir, file.file), file.expected);

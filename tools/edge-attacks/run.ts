@@ -95,7 +95,7 @@ async function main(): Promise<number> {
     log(`starting the receiver on 127.0.0.1:${port} (shared secret ${withSecret ? 'on' : 'off'})`);
     server = await startServer(
       {
-        script: 'dist/src/main.js',
+        script: 'dist/src/cli/serve.js',
         nodeArgs: ['--max-semi-space-size=2'],
         env: {
           PATH: process.env.PATH ?? '/usr/bin:/bin',

@@ -189,7 +189,7 @@ async function withDatabase<T>(
   const url = databaseUrl(adminUrl, name);
   const client = new pg.Client({ connectionString: url });
   try {
-    const migrated = await runScript('src/migrate.ts', { DATABASE_URL: url });
+    const migrated = await runScript('src/cli/migrate.ts', { DATABASE_URL: url });
     if (migrated.code !== 0) throw new Error(`migration failed: ${migrated.stderr}`);
     await client.connect();
     return await work(client, url);

@@ -8,7 +8,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { isWellFormedEventName } from '../../src/common/event-name.ts';
+import { isWellFormedEventName } from '../../src/receiver/index.ts';
 import { startSimulator, type SimulateOptions } from './simulate.ts';
 import { exitCode, formatSummary } from './summary.ts';
 

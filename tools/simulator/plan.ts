@@ -6,7 +6,7 @@ import {
   type Variant,
 } from './payloads.ts';
 import { randomInt, seededRandom, shuffled, type Random } from './random.ts';
-import { signBody } from '../../src/common/signing.ts';
+import { signBody } from '../common/signing.ts';
 
 export const DEFAULT_EVENTS = [
   'NPPReceivePayment',

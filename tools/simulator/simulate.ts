@@ -1,5 +1,5 @@
-import { keyFingerprint } from '../../src/verification/public-key.ts';
-import { startKeyServer, type KeyServer } from '../../src/common/key-server.ts';
+import { keyFingerprint } from '../../src/receiver/index.ts';
+import { startKeyServer, type KeyServer } from '../common/key-server.ts';
 import { planSimulation, type PlanOptions } from './plan.ts';
 import { runSimulation, type RunOptions } from './run-simulation.ts';
 import { loadOrCreateSigningKey } from '../common/signing-key-file.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseWebhookId } from '../../../src/delivery/webhook-id.ts';
+import { parseWebhookId } from '../../../src/receiver/delivery/webhook-id.ts';
 
 describe('parseWebhookId', () => {
   it.each([

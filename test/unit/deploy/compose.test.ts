@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/lib/config.ts';
 import {
   CONFIG_VARIABLES,
   DEFAULTS,
@@ -75,7 +75,7 @@ describe('docker-compose.yml', () => {
 
   it('runs the migrations once, to completion, before any receiver starts', () => {
     const { migrate, receiver } = services;
-    expect(migrate!.command).toEqual(['node', 'dist/src/migrate.js']);
+    expect(migrate!.command).toEqual(['node', 'dist/src/cli/migrate.js']);
     expect(migrate!.restart).toBe('no');
     expect(migrate!.depends_on?.db?.condition).toBe('service_healthy');
     expect(receiver!.depends_on?.migrate?.condition).toBe('service_completed_successfully');

@@ -75,7 +75,7 @@ describe('production dependencies', () => {
 
   it('start the compiled service without tsx (npm run start:prod)', () => {
     expect(packageJson.scripts['start:prod']).toMatch(/\bnode\b.*dist\/src\/main\.js/);
-    expect(packageJson.scripts['migrate:prod']).toBe('node dist/src/migrate.js');
+    expect(packageJson.scripts['migrate:prod']).toBe('node dist/src/cli/migrate.js');
   });
 });
 
@@ -112,7 +112,7 @@ describe('Dockerfile', () => {
     expect(users.at(-1)).toMatch(/^[1-9]\d*(:\d+)?$/);
     const cmd = JSON.parse(runtime.match(/^CMD (\[.*\])$/m)![1]!) as string[];
     expect(cmd[0]).toBe('node');
-    expect(cmd.at(-1)).toBe('dist/src/main.js');
+    expect(cmd.at(-1)).toBe('dist/src/cli/serve.js');
     for (const flag of cmd.slice(1, -1)) expect(packageJson.scripts['start:prod']).toContain(flag);
     expect(runtime).toMatch(/^ENV MALLOC_ARENA_MAX=2$/m);
     expect(runtime).toMatch(/^ENV NODE_ENV=production$/m);

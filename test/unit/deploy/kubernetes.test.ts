@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/lib/config.ts';
 import {
   CONFIG_VARIABLES,
   DEFAULTS,
@@ -177,7 +177,7 @@ describe.each(KUSTOMIZATIONS)('deploy/k8s/%s', (name) => {
     const job = one(resources, 'Job');
     const spec = podSpec(job);
     expect(spec.restartPolicy).toBe('Never');
-    expect(spec.containers[0]!.command).toEqual(['node', 'dist/src/migrate.js']);
+    expect(spec.containers[0]!.command).toEqual(['node', 'dist/src/cli/migrate.js']);
     expect(spec.containers[0]!.image).toBe(
       podSpec(one(resources, 'Deployment')).containers[0]!.image,
     );

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import {
   inboundDirectCreditRejections,
   nppCreditRejections,
-} from '../../../src/events/credit-rejection.ts';
-import type { CreditRejectionRow, ParseOutcome } from '../../../src/events/types.ts';
+} from '../../../src/receiver/events/credit-rejection.ts';
+import type { CreditRejectionRow, ParseOutcome } from '../../../src/receiver/events/types.ts';
 
 function payload(name: string): unknown {
   const url = new URL(`../../fixtures/payloads/${name}`, import.meta.url);

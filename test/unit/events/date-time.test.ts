@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseProviderDateTime } from '../../../src/events/date-time.ts';
+import { parseProviderDateTime } from '../../../src/receiver/events/date-time.ts';
 
 describe('parseProviderDateTime', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { inboundDirectCredit } from '../../../src/events/direct-credit.ts';
-import type { ParseOutcome } from '../../../src/events/types.ts';
+import { inboundDirectCredit } from '../../../src/receiver/events/direct-credit.ts';
+import type { ParseOutcome } from '../../../src/receiver/events/types.ts';
 
 function typedOf(outcome: ParseOutcome) {
   if (!outcome.ok || outcome.typed.kind !== 'direct-credits') {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseIdentifier } from '../../../src/events/identifier.ts';
+import { parseIdentifier } from '../../../src/receiver/events/identifier.ts';
 
 describe('parseIdentifier', () => {
   it.each([

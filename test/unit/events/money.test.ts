@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseMoney } from '../../../src/events/money.ts';
+import { parseMoney } from '../../../src/receiver/events/money.ts';
 
 const EXPECTED = 'must be a number or a decimal string with at most 4 decimal places';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { nppReceivePayment } from '../../../src/events/npp-receive-payment.ts';
-import type { NppPaymentRow, ParseOutcome } from '../../../src/events/types.ts';
+import { nppReceivePayment } from '../../../src/receiver/events/npp-receive-payment.ts';
+import type { NppPaymentRow, ParseOutcome } from '../../../src/receiver/events/types.ts';
 import { emptyPaymentRow } from '../../support/sample-bodies.ts';
 
 function payload(name: string): unknown {

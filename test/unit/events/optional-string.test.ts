@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAbsent, parseText } from '../../../src/events/optional-string.ts';
+import { isAbsent, parseText } from '../../../src/receiver/events/optional-string.ts';
 
 describe('isAbsent', () => {
   it.each([undefined, null, ''])('when the value is %j, then it counts as absent', (value) => {

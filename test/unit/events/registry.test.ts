@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findEventModel } from '../../../src/events/registry.ts';
-import { isWellFormedEventName } from '../../../src/common/event-name.ts';
+import { findEventModel } from '../../../src/receiver/events/registry.ts';
+import { isWellFormedEventName } from '../../../src/receiver/events/event-name.ts';
 
 describe('findEventModel', () => {
   it.each([

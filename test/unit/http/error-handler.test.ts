@@ -1,8 +1,8 @@
 import express, { type RequestHandler } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { errorHandler, ReceiverError } from '../../../src/http/errors.ts';
-import { createLogger } from '../../../src/logger.ts';
+import { errorHandler, ReceiverError } from '../../../src/receiver/http/errors.ts';
+import { createLogger } from '../../../src/lib/logger.ts';
 
 /** An app whose one route fails with `error`, answered by the receiver's error handler. */
 function failingWith(error: unknown) {

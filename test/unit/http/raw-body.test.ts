@@ -3,9 +3,9 @@ import { PassThrough } from 'node:stream';
 import type { Request, Response } from 'express';
 import { Gauge } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { ReceiverError } from '../../../src/http/errors.ts';
-import { createMemoryBudget } from '../../../src/http/memory-budget.ts';
-import { abortBodyRead, rawBody } from '../../../src/http/raw-body.ts';
+import { ReceiverError } from '../../../src/receiver/http/errors.ts';
+import { createMemoryBudget } from '../../../src/receiver/http/memory-budget.ts';
+import { abortBodyRead, rawBody } from '../../../src/receiver/http/raw-body.ts';
 
 /**
  * The body reader's side of eviction: a body being read can be stopped from outside, and its

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { describe, expect, it } from 'vitest';
-import { runInOrder } from '../../../src/http/run-in-order.ts';
+import { runInOrder } from '../../../src/receiver/http/run-in-order.ts';
 
 /** Runs `steps` then a `last` that records itself; resolves with what reached `next`. */
 function run(steps: RequestHandler[]) {

@@ -2,12 +2,12 @@ import { EventEmitter } from 'node:events';
 import type { Request, Response } from 'express';
 import { Counter, Gauge } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ReceiverError } from '../../../src/http/errors.ts';
+import type { ReceiverError } from '../../../src/receiver/http/errors.ts';
 import {
   PROBATION_BODY_BYTES,
   unverifiedBodies,
   type UnverifiedBodiesOptions,
-} from '../../../src/http/unverified-bodies.ts';
+} from '../../../src/receiver/http/unverified-bodies.ts';
 
 /**
  * The places where bodies are read before their signature is checked, on a clock the test

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseJsonKeepingLongIntegers } from '../../../src/provider/responses/json-text.ts';
-import { payIdResponse } from '../../../src/provider/responses/payid.ts';
-import { readPaytoReport } from '../../../src/provider/responses/payto-report.ts';
-import { refundResponse } from '../../../src/provider/responses/refund.ts';
-import { deliveryReportResponse } from '../../../src/provider/responses/subscriptions.ts';
+import { parseJsonKeepingLongIntegers } from '../../../src/platform/client/responses/json-text.ts';
+import { payIdResponse } from '../../../src/platform/client/responses/payid.ts';
+import { readPaytoReport } from '../../../src/platform/client/responses/payto-report.ts';
+import { refundResponse } from '../../../src/platform/client/responses/refund.ts';
+import { deliveryReportResponse } from '../../../src/platform/client/responses/subscriptions.ts';
 
 describe('lenient response parsing', () => {
   it('when a webhookId has 19 digits, then it is kept exactly as text (never a rounded double)', () => {

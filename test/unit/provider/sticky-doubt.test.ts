@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Endpoint } from '../../../src/provider/endpoints.ts';
-import { createTransport } from '../../../src/provider/transport.ts';
+import type { Endpoint } from '../../../src/platform/client/endpoints.ts';
+import { createTransport } from '../../../src/platform/client/transport.ts';
 import {
   sendJson,
   startScriptedServer,

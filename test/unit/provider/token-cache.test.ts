@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../../src/provider/provider-error.ts';
-import { createTokenCache } from '../../../src/provider/token-cache.ts';
+import { ProviderError } from '../../../src/platform/client/protocol/provider-error.ts';
+import { createTokenCache } from '../../../src/platform/client/token-cache.ts';
 import { fakeJwt } from '../../support/scripted-server.ts';
 
 const HOUR = 60 * 60 * 1000;

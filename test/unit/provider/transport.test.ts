@@ -1,10 +1,10 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/logger.ts';
-import type { Endpoint } from '../../../src/provider/endpoints.ts';
-import { ProviderError } from '../../../src/provider/provider-error.ts';
-import { createTokenCache } from '../../../src/provider/token-cache.ts';
-import { createTransport, type TransportOptions } from '../../../src/provider/transport.ts';
+import { createLogger } from '../../../src/lib/logger.ts';
+import type { Endpoint } from '../../../src/platform/client/endpoints.ts';
+import { ProviderError } from '../../../src/platform/client/protocol/provider-error.ts';
+import { createTokenCache } from '../../../src/platform/client/token-cache.ts';
+import { createTransport, type TransportOptions } from '../../../src/platform/client/transport.ts';
 import {
   basicCredentials,
   sendJson,

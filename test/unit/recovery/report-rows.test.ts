@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { ProviderClient } from '../../../src/provider/provider-client.ts';
-import { paytoReportPages } from '../../../src/provider/report-pages.ts';
-import { parseJsonKeepingLongIntegers } from '../../../src/provider/responses/json-text.ts';
-import { readPaytoReport } from '../../../src/provider/responses/payto-report.ts';
+import type { ProviderClient } from '../../../src/platform/client/provider-client.ts';
+import { paytoReportPages } from '../../../src/platform/client/report-pages.ts';
+import { parseJsonKeepingLongIntegers } from '../../../src/platform/client/responses/json-text.ts';
+import { readPaytoReport } from '../../../src/platform/client/responses/payto-report.ts';
 import {
   deliveryReportResponse,
   usableNotification,
-} from '../../../src/provider/responses/subscriptions.ts';
-import { storableText } from '../../../src/recovery/row-problems.ts';
+} from '../../../src/platform/client/responses/subscriptions.ts';
+import { storableText } from '../../../src/platform/recovery/row-problems.ts';
 
 const rowsOf = (json: string) =>
   deliveryReportResponse.parse(parseJsonKeepingLongIntegers(`{"notifications":${json}}`))

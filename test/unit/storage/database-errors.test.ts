@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isDeterministicRefusal, isRowFault } from '../../../src/storage/database-errors.ts';
+import { isDeterministicRefusal, isRowFault } from '../../../src/lib/database/database-errors.ts';
 
 const withCode = (code: string) => Object.assign(new Error(code), { code });
 

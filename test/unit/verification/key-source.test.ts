@@ -4,17 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createConfiguredKeySource,
-  createFetchedKeySource,
-} from '../../../src/verification/key-source.ts';
-import type {
-  FetchedKeySourceOptions,
-  SigningKeySource,
-} from '../../../src/verification/key-source.ts';
-import { keyFingerprint } from '../../../src/verification/public-key.ts';
+import { createConfiguredKeySource } from '../../../src/receiver/verification/key-source.ts';
+import { createFetchedKeySource } from '../../../src/receiver/verification/fetched-key-source.ts';
+import type { FetchedKeySourceOptions } from '../../../src/receiver/verification/fetched-key-source.ts';
+import type { SigningKeySource } from '../../../src/receiver/verification/key-source.ts';
+import { keyFingerprint } from '../../../src/receiver/verification/public-key.ts';
 import { retryBackoffMs } from '../../../src/lib/backoff.ts';
-import { loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/lib/config.ts';
 import { createManualClock } from '../../support/manual-clock.ts';
 import { generateSigningKeyPair, publicKeyAsProviderHex } from '../../support/signing.ts';
 import type { SigningKeyPair } from '../../support/signing.ts';

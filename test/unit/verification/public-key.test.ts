@@ -5,8 +5,8 @@ import {
   KeyFormatError,
   keyFingerprint,
   parsePublicKey,
-} from '../../../src/verification/public-key.ts';
-import type { KeyFormatProblem } from '../../../src/verification/public-key.ts';
+} from '../../../src/receiver/verification/public-key.ts';
+import type { KeyFormatProblem } from '../../../src/receiver/verification/public-key.ts';
 import {
   generateSigningKeyPair,
   loadCertificateFixture,

@@ -1,6 +1,6 @@
 import type * as crypto from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { createSecretMatcher } from '../../../src/verification/secrets.ts';
+import { createSecretMatcher } from '../../../src/lib/secrets.ts';
 
 // Counts constant-time comparisons, to show every configured secret is compared (no early exit).
 const counter = vi.hoisted(() => ({ timingSafeEqual: 0 }));

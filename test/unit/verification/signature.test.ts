@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parsePublicKey } from '../../../src/verification/public-key.ts';
-import { decodeSignature, verifySignature } from '../../../src/verification/signature.ts';
+import { parsePublicKey } from '../../../src/receiver/verification/public-key.ts';
+import { decodeSignature, verifySignature } from '../../../src/receiver/verification/signature.ts';
 import {
   generateSigningKeyPair,
   loadCertificateFixture,

@@ -2,13 +2,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  createConfiguredKeySource,
-  createFetchedKeySource,
-} from '../../../src/verification/key-source.ts';
-import type { SigningKey, SigningKeySource } from '../../../src/verification/key-source.ts';
-import { keyFingerprint } from '../../../src/verification/public-key.ts';
-import { checkSignature } from '../../../src/verification/verify-delivery.ts';
+import { createConfiguredKeySource } from '../../../src/receiver/verification/key-source.ts';
+import { createFetchedKeySource } from '../../../src/receiver/verification/fetched-key-source.ts';
+import type {
+  SigningKey,
+  SigningKeySource,
+} from '../../../src/receiver/verification/key-source.ts';
+import { keyFingerprint } from '../../../src/receiver/verification/public-key.ts';
+import { checkSignature } from '../../../src/receiver/verification/verify-delivery.ts';
 import { generateSigningKeyPair, publicKeyAsProviderHex, signBody } from '../../support/signing.ts';
 import type { SigningKeyPair } from '../../support/signing.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runtimeDifferences, runtimeOf, runtimeOfStartScript, sharedRuntime } from '../runtime.ts';
 
-const START_PROD = 'MALLOC_ARENA_MAX=2 node --max-semi-space-size=2 dist/src/main.js';
+const START_PROD = 'MALLOC_ARENA_MAX=2 node --max-semi-space-size=2 dist/src/cli/serve.js';
 
 describe('runtime parity', () => {
   it('when the production preset is chosen, then every server gets what start:prod sets', () => {
@@ -16,11 +16,13 @@ describe('runtime parity', () => {
   });
 
   it('when start:prod changes, then the production runtime follows it, and an unreadable one stops the run', () => {
-    expect(runtimeOfStartScript('node dist/src/main.js')).toEqual({ nodeArgs: [], env: {} });
+    expect(runtimeOfStartScript('node dist/src/cli/serve.js')).toEqual({ nodeArgs: [], env: {} });
     expect(
-      runtimeOfStartScript('A=1 B=x=y node --max-semi-space-size=8 --jitless dist/src/main.js'),
+      runtimeOfStartScript(
+        'A=1 B=x=y node --max-semi-space-size=8 --jitless dist/src/cli/serve.js',
+      ),
     ).toEqual({ nodeArgs: ['--max-semi-space-size=8', '--jitless'], env: { A: '1', B: 'x=y' } });
-    expect(() => runtimeOfStartScript('tsx src/main.ts')).toThrow(/does not run node/);
+    expect(() => runtimeOfStartScript('tsx src/cli/serve.ts')).toThrow(/does not run node/);
     expect(() => runtimeOfStartScript('node --x dist/a.js dist/b.js')).toThrow(/Node flags/);
     expect(() => runtimeOfStartScript('cd dist && node main.js')).toThrow(/cannot read/);
   });

@@ -17,13 +17,13 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { answerWords, DESCRIPTIONS } from '../answer-words.ts';
 import { captureFilesAt, loadCaptureFile } from '../capture-files.ts';
-import { duplicate, quarantined } from '../../../src/delivery/delivery-answers.ts';
-import { parseCapturedDelivery } from '../../../src/common/captured-delivery.ts';
+import { duplicate, quarantined } from '../../../src/receiver/index.ts';
+import { parseCapturedDelivery } from '../../../src/receiver/index.ts';
 import { exportQuarantine } from '../export-quarantine.ts';
 import { replayCaptures, summariseReplay, webhookIdCounter } from '../replay-deliveries.ts';
 import { sendDelivery } from '../../../test/support/deliveries.ts';
 import { nppPayment, rejectionRecord } from '../../../test/support/sample-bodies.ts';
-import { generateSigningKeyPair } from '../../../src/common/signing.ts';
+import { generateSigningKeyPair } from '../../common/signing.ts';
 import { buildTestApp } from '../../../test/support/test-app.ts';
 import { useTestbed } from '../../../test/support/testbed.ts';
 

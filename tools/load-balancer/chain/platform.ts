@@ -1,5 +1,5 @@
-import { findEventModel } from '../../../src/events/registry.ts';
-import { PUBLIC_KEY_PATH } from '../../../src/common/platform-key.ts';
+import { findEventModel } from '../../../src/receiver/index.ts';
+import { PUBLIC_KEY_PATH } from '../../../src/lib/platform-key.ts';
 import { basicApiKey } from '../../sandbox/client.ts';
 import { createSandboxKeys } from '../../sandbox/keys.ts';
 import { createSandbox, type Sandbox } from '../../sandbox/sandbox.ts';

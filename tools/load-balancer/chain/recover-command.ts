@@ -4,7 +4,7 @@ import type { Cleanup } from '../cleanup.ts';
 
 const PROJECT_DIR = fileURLToPath(new URL('../../..', import.meta.url));
 
-/** The part of the command's JSON summary the chain reads (src/recovery/run-recovery.ts). */
+/** The part of the command's JSON summary the chain reads (src/platform/recovery/run-recovery.ts). */
 export interface RecoverySummary {
   ok?: boolean;
   needsAttention?: boolean;

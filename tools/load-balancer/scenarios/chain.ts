@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { signBody } from '../../../src/common/signing.ts';
+import { signBody } from '../../common/signing.ts';
 import { sydneyDay } from '../../../src/lib/sydney-time.ts';
 import { openChainDatabase } from '../chain/chain-rows.ts';
 import { judgeChain } from '../chain/chain-judge.ts';

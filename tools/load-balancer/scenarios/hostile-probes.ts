@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { signBody } from '../../../src/common/signing.ts';
+import { signBody } from '../../common/signing.ts';
 import { post } from '../http-post.ts';
 import { histogram } from '../report.ts';
 import type { PlannedDelivery } from '../workload.ts';

@@ -1,4 +1,4 @@
-import { signBody } from '../../../src/common/signing.ts';
+import { signBody } from '../../common/signing.ts';
 import { check, type Check } from '../judge.ts';
 import type { LeakDetector } from '../leaks.ts';
 import type { FigureRow, ScenarioResult } from '../report.ts';

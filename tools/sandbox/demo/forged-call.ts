@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { postBytes } from '../../common/post-delivery.ts';
-import { signBody as signDelivery } from '../../../src/common/signing.ts';
+import { signBody as signDelivery } from '../../common/signing.ts';
 
 /**
  * A forger who knows the subscription's token but not the platform's private key: a payment

@@ -5,7 +5,7 @@ import { toCents } from '../money.ts';
 import { receivePayment } from '../services/payments.ts';
 import { sydneyIso } from '../sydney-time.ts';
 import type { Fields } from '../state/types.ts';
-import { reportEntry } from './subscription-routes.ts';
+import { reportEntry } from './report-entry.ts';
 import { rejectionRecord } from '../webhooks/payloads.ts';
 import { paymentControlSchema, rejectionControlSchema } from '../validation/control-schemas.ts';
 import { validate } from '../validation/patterns.ts';

@@ -1,4 +1,4 @@
-import type { reportEntry } from './subscription-routes.ts';
+import type { reportEntry } from './report-entry.ts';
 
 /**
  * The delivery report's `notifications` in the public reference's types, as JSON text:

@@ -3,30 +3,15 @@ import { Router } from 'express';
 import type { SandboxDeps } from '../deps.ts';
 import { sendError, sendOk } from '../envelope.ts';
 import { sydneyDay } from '../../../src/lib/sydney-time.ts';
-import { sydneyIso, sydneyUsDateTime } from '../sydney-time.ts';
-import type { NotificationRecord } from '../state/types.ts';
+import { sydneyIso } from '../sydney-time.ts';
 import { publicNotificationsJson } from './delivery-report-public.ts';
+import { reportEntry } from './report-entry.ts';
 import { validate } from '../validation/patterns.ts';
 import {
   deliveryReportSchema,
   subscriptionSchema,
   webhookIdSchema,
 } from '../validation/subscription-schema.ts';
-
-/** One row of the delivery report: no payload, times as the platform shows them (US order). */
-export function reportEntry(n: NotificationRecord) {
-  return {
-    webhookId: n.webhookId,
-    eventName: n.eventName,
-    url: n.url,
-    status: n.status === 'Sent' ? 'Sent' : 'Error',
-    retryCount: n.retryCount,
-    lastResponseCode: n.lastResponseCode,
-    dateTime: sydneyUsDateTime(new Date(n.createdAtMs)),
-    lastRetryDateTime:
-      n.lastRetryAtMs === undefined ? null : sydneyUsDateTime(new Date(n.lastRetryAtMs)),
-  };
-}
 
 /**
  * The platform's public subscription API: create, the delivery report, resend. The public

@@ -1,11 +1,10 @@
 import { Router } from 'express';
-import { providerHex } from '../../../src/common/platform-key.ts';
+import { providerHex, PUBLIC_KEY_PATH } from '../../../src/lib/platform-key.ts';
 import { isAccountCredential } from '../credentials.ts';
 import type { SandboxDeps } from '../deps.ts';
 import { sendError, sendOk, sendText } from '../envelope.ts';
 
 export const TOKEN_PATH = '/au/security/oauth-v1/Token';
-export const PUBLIC_KEY_PATH = '/public/v1/certificate/public-key';
 
 /**
  * The token endpoint (on {auth_url}, here the sandbox itself): Basic mAccount:API key, a JWT

@@ -1,9 +1,9 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { duplicate, quarantined } from '../../../src/delivery/delivery-answers.ts';
-import { createLogger } from '../../../src/logger.ts';
-import { createFetchedKeySource } from '../../../src/verification/key-source.ts';
+import { duplicate, quarantined } from '../../../src/receiver/index.ts';
+import { createLogger } from '../../../src/lib/logger.ts';
+import { createFetchedKeySource } from '../../../src/receiver/index.ts';
 import { buildTestApp } from '../../../test/support/test-app.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.ts';
 import { DESCRIPTIONS } from '../../capture/answer-words.ts';

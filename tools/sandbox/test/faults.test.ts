@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { keyFingerprint, parsePublicKey } from '../../../src/verification/public-key.ts';
-import { decodeSignature, verifySignature } from '../../../src/verification/signature.ts';
+import { keyFingerprint, parsePublicKey } from '../../../src/receiver/index.ts';
+import { decodeSignature, verifySignature } from '../../../src/receiver/index.ts';
 import {
   CREDENTIALS,
   startSubscriber,

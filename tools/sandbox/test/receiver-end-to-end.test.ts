@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/logger.ts';
-import { createFetchedKeySource } from '../../../src/verification/key-source.ts';
+import { createLogger } from '../../../src/lib/logger.ts';
+import { createFetchedKeySource } from '../../../src/receiver/index.ts';
 import { buildTestApp } from '../../../test/support/test-app.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.ts';
 import { closeServer } from '../close-server.ts';

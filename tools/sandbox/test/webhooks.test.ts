@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeSignature, verifySignature } from '../../../src/verification/signature.ts';
-import { parsePublicKey } from '../../../src/verification/public-key.ts';
+import { decodeSignature, verifySignature } from '../../../src/receiver/index.ts';
+import { parsePublicKey } from '../../../src/receiver/index.ts';
 import type { Call } from '../client.ts';
 import {
   eventually,

@@ -1,5 +1,5 @@
 import { postBytes } from '../../common/post-delivery.ts';
-import { signBody as signDelivery } from '../../../src/common/signing.ts';
+import { signBody as signDelivery } from '../../common/signing.ts';
 import type { SandboxClock } from '../clock.ts';
 import type { Faults } from '../faults.ts';
 import type { SandboxKeys } from '../keys.ts';

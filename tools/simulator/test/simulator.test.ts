@@ -7,18 +7,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/logger.ts';
-import { startKeyServer } from '../../../src/common/key-server.ts';
+import { createLogger } from '../../../src/lib/logger.ts';
+import { startKeyServer } from '../../common/key-server.ts';
 import { VALID_VARIANTS } from '../payloads.ts';
 import { DEFAULT_EVENTS, planSimulation } from '../plan.ts';
 import { runSimulation, type RunOptions } from '../run-simulation.ts';
 import { loadOrCreateSigningKey } from '../../common/signing-key-file.ts';
 import { startSimulator } from '../simulate.ts';
 import { exitCode } from '../summary.ts';
-import {
-  createFetchedKeySource,
-  type SigningKeySource,
-} from '../../../src/verification/key-source.ts';
+import { createFetchedKeySource, type SigningKeySource } from '../../../src/receiver/index.ts';
 import { buildTestApp } from '../../../test/support/test-app.ts';
 import { useTestbed } from '../../../test/support/testbed.ts';
 

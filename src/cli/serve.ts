@@ -1,0 +1,204 @@
+import path from 'node:path';
+import express from 'express';
+import { createApp } from '../receiver/index.ts';
+import { createCaptureWriter } from '../receiver/index.ts';
+import { startFeed } from '../feed/index.ts';
+import { ConfigError, loadConfig, type Config } from '../lib/config.ts';
+import { metricsRouter } from '../receiver/index.ts';
+import { projectDir } from '../lib/project-dir.ts';
+import { startScheduledRecovery } from '../platform/index.ts';
+import { startScheduledPrune } from '../operations/index.ts';
+import { createLogger, type Logger } from '../lib/logger.ts';
+import { createLogStream, type LogStream } from '../lib/log-stream.ts';
+import { createMetrics, type Metrics } from '../receiver/index.ts';
+import { listen, shutDownGracefully } from '../receiver/index.ts';
+import { environmentWith, parseStartOptions, USAGE } from './start-options.ts';
+import { assertMigrated, migrateToLatest, SchemaBehindError } from '../lib/database/migrator.ts';
+import { resolveEmbeddedDataDir } from '../lib/database/embedded-postgres.ts';
+import { openDatabase } from '../lib/database/open-database.ts';
+import {
+  createConfiguredKeySource,
+  createFetchedKeySource,
+  type SigningKeySource,
+} from '../receiver/index.ts';
+import { parsePublicKey } from '../receiver/index.ts';
+
+/** How long a normal exit waits for buffered log lines to reach stdout (a stalled reader loses them). */
+const EXIT_FLUSH_MS = 1000;
+
+/** Wiring only: configuration, signing key, database, listen, shut down. */
+async function main(log: { stream?: LogStream }): Promise<void> {
+  const options = parseStartOptions(process.argv.slice(2));
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const environment = environmentWith(options.envFile, process.env);
+  const config = loadConfig(environment.env);
+  log.stream = createLogStream({ fd: 1, maxBufferBytes: config.logBufferBytes });
+  const logStream = log.stream;
+  const logger = createLogger(config.logLevel, logStream.destination);
+  if (config.allowNoWebhookSecret) {
+    logger.warn(
+      'ALLOW_NO_WEBHOOK_SECRET=true: deliveries are accepted without the shared secret (signature only)',
+    );
+  }
+  // A pinned key that does not parse is a configuration fault: refuse before touching the database.
+  const pinnedKey = await loadPinnedKey(config);
+  const database = await openDatabase(config, logger, projectDir());
+  if (config.migrateOnStart) await migrateToLatest(database.db, logger);
+  else await assertMigrated(database.db);
+  const metrics = createMetrics({ pool: database.pool, log: logStream });
+  const keys = createKeySource(config, pinnedKey, logger, metrics);
+  await keys.start();
+
+  let shuttingDown = false;
+  const app = createApp({
+    // Metrics never go on the public listener: their own (loopback by default) or none.
+    config: { ...config, exposeMetrics: false },
+    db: database.db,
+    keys,
+    logger,
+    clock: { now: () => new Date() },
+    isShuttingDown: () => shuttingDown,
+    metrics,
+    ...(config.captureDir && {
+      capture: createCaptureWriter({ dir: config.captureDir, logger, keys }),
+    }),
+  });
+  const recovery = startScheduledRecovery({
+    config,
+    db: database.db,
+    logger,
+    registry: metrics.registry,
+  });
+  const prune = startScheduledPrune({
+    config,
+    db: database.db,
+    logger,
+    registry: metrics.registry,
+  });
+  const timeouts = config.server;
+  const servers = [
+    await listen(app, { port: config.port, host: config.host, timeouts, variable: 'PORT' }),
+  ];
+  if (config.metricsPort !== undefined) {
+    const metricsApp = express().use(metricsRouter(metrics));
+    servers.push(
+      await listen(metricsApp, {
+        port: config.metricsPort,
+        host: config.metricsHost,
+        timeouts,
+        variable: 'METRICS_PORT',
+      }),
+    );
+  }
+  const feed = await startFeed({
+    config: config.feed,
+    databaseUrl: database.url,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    timeouts,
+    logger,
+    registry: metrics.registry,
+  });
+  servers.push(...feed.servers);
+  logger.info(
+    {
+      addresses: servers.map((server) => server.address()),
+      providerEnv: config.providerEnv,
+      signingKey: config.signingKey.kind === 'fetched' ? config.signingKey.url : 'configured',
+      sharedSecretCheck: config.webhookSecrets.length > 0,
+      embeddedDatabase: embeddedDatabaseHint(config),
+      envFile: environment.fileRead ? options.envFile : undefined,
+    },
+    'receiver listening',
+  );
+
+  const plan = {
+    servers,
+    beginShutdown: () => {
+      shuttingDown = true;
+      feed.beginShutdown();
+    },
+    release: async () => {
+      keys.stop();
+      await Promise.all([recovery?.stop(), prune?.stop()]);
+      await feed.stop();
+      await database.close();
+    },
+    timeoutMs: config.server.shutdownTimeoutMs + config.server.shutdownDrainDelayMs,
+    // Log lines are written asynchronously: give them a bounded moment to go out, and exit
+    // however the flush ends.
+    exit: (code: number) => {
+      const exit = () => process.exit(code);
+      logStream.flushWithin(EXIT_FLUSH_MS).then(exit, exit);
+    },
+    // The forced exit waits for nothing, least of all a stalled stdout.
+    forceExit: (code: number) => process.exit(code),
+    drainDelayMs: config.server.shutdownDrainDelayMs,
+    logger,
+  };
+  let stopping: Promise<void> | undefined;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      stopping ??= shutDownGracefully(plan, signal);
+    });
+  }
+}
+
+/**
+ * Where the embedded Postgres can be reached (psql, a SQL client, the operator commands), without
+ * its password: that lives in a file beside the cluster, readable by this user only.
+ */
+function embeddedDatabaseHint(config: Config) {
+  if (config.databaseUrl !== undefined) return false;
+  const { dir } = resolveEmbeddedDataDir(config.embeddedPostgres.dir, projectDir());
+  return {
+    url: `postgres://postgres@localhost:${config.embeddedPostgres.port}/postgres`,
+    passwordFile: path.join(dir, 'password'),
+  };
+}
+
+async function loadPinnedKey(config: Config) {
+  if (config.signingKey.kind !== 'configured') return undefined;
+  try {
+    return await parsePublicKey(config.signingKey.text);
+  } catch (error) {
+    throw new ConfigError([
+      `SIGNING_KEY: ${error instanceof Error ? error.message : 'unreadable'}`,
+    ]);
+  }
+}
+
+function createKeySource(
+  config: Config,
+  pinnedKey: Awaited<ReturnType<typeof loadPinnedKey>>,
+  logger: Logger,
+  metrics: Metrics,
+): SigningKeySource {
+  const now = () => Date.now();
+  if (config.signingKey.kind === 'configured' && pinnedKey) {
+    return createConfiguredKeySource(pinnedKey, now);
+  }
+  if (config.signingKey.kind !== 'fetched') throw new Error('unreachable: pinned key not loaded');
+  return createFetchedKeySource({
+    ...config.signingKey,
+    now,
+    logger,
+    onFetch: (result) => metrics.keyFetches.inc({ result }),
+  });
+}
+
+const log: { stream?: LogStream } = {};
+main(log).catch(async (error: unknown) => {
+  // A configuration fault names the variable and needs no stack trace.
+  if (error instanceof ConfigError || error instanceof SchemaBehindError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(
+    `receiver failed to start: ${error instanceof Error ? error.stack : String(error)}\n`,
+  );
+  await log.stream?.flushWithin(EXIT_FLUSH_MS);
+  process.exit(1);
+});

@@ -1,0 +1,21 @@
+import type { Config } from '../../lib/config.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { createProviderClient, type ProviderClient } from './provider-client.ts';
+
+/** The client as configured by PROVIDER_* variables. */
+export function providerClientFromConfig(
+  provider: Config['provider'],
+  logger: Logger,
+  overrides: { fetch?: typeof fetch; now?: () => number } = {},
+): ProviderClient {
+  return createProviderClient({
+    baseUrl: provider.baseUrl,
+    authUrl: provider.authUrl,
+    apiKey: provider.apiKey,
+    mAccount: provider.mAccount,
+    timeoutMs: provider.timeoutMs,
+    dialect: provider.dialect,
+    logger: logger.child({ component: 'provider-client' }),
+    ...overrides,
+  });
+}

@@ -1,0 +1,104 @@
+import type { DialectSetting } from '../../../lib/config.ts';
+import type { Logger } from '../../../lib/logger.ts';
+import { ProviderError } from './provider-error.ts';
+
+/**
+ * Two descriptions of one platform: the interface document this project implements, and the
+ * platform's public reference. They disagree on a few requests (PayID's path, the wallet
+ * update's spellings and types, the refund amount's type) and nobody can tell which one the live
+ * platform follows. Where one request cannot satisfy both, the client sends one dialect and, on
+ * an answer that proves nothing was done (a 404 for the path, a 400 naming a field the two
+ * disagree on, with no earlier attempt in doubt), sends the other once and remembers which one
+ * was taken. `PROVIDER_DIALECT` pins one and turns the fallback off.
+ */
+export type Dialect = Exclude<DialectSetting, 'auto'>;
+export type { DialectSetting };
+
+/** The calls whose request differs between the two descriptions. */
+export type DialectCall = 'payid-enquiry' | 'wallet-update' | 'refund';
+
+export const otherDialect = (dialect: Dialect): Dialect =>
+  dialect === 'interface' ? 'public' : 'interface';
+
+/**
+ * The answers that prove a dialect was not taken (and that nothing was done): per call, the HTTP
+ * statuses and, for a 400, the field names the two descriptions spell or type differently.
+ */
+const REFUSALS: Record<DialectCall, { statuses: readonly number[]; fields: RegExp | undefined }> = {
+  'payid-enquiry': { statuses: [404, 405], fields: undefined },
+  'wallet-update': { statuses: [400, 422], fields: /\b(pin|name|email|abn|phone)\b/i },
+  refund: { statuses: [400, 422], fields: /\b(uniqueReference|refundAmount)\b/i },
+};
+
+/** True when `error` shows the platform did not take this dialect's request, and did nothing. */
+export function isDialectRefusal(call: DialectCall, error: unknown): error is ProviderError {
+  if (!(error instanceof ProviderError) || error.kind !== 'http' || error.outcomeUnknown) {
+    return false;
+  }
+  const rule = REFUSALS[call];
+  if (!rule.statuses.includes(error.httpStatus ?? 0)) return false;
+  return rule.fields === undefined || rule.fields.test(error.message);
+}
+
+export interface DialectMemory {
+  /** The dialect to send first. */
+  first(call: DialectCall): Dialect;
+  /** False when a dialect is pinned: then a refusal is final. */
+  mayFallBack(): boolean;
+  /** The platform took `dialect` for `call` after refusing the other. */
+  learned(call: DialectCall, dialect: Dialect, evidence: string): void;
+}
+
+/**
+ * Learned dialects, per call, for the life of the client (one process). The refund's dialect is
+ * also written on each refund row, so a later run starts from the one the platform last took.
+ */
+export function createDialectMemory(setting: DialectSetting, logger?: Logger): DialectMemory {
+  const learned = new Map<DialectCall, Dialect>();
+  return {
+    first: (call) => (setting === 'auto' ? (learned.get(call) ?? 'interface') : setting),
+    mayFallBack: () => setting === 'auto',
+    learned(call, dialect, evidence) {
+      if (learned.get(call) === dialect) return;
+      learned.set(call, dialect);
+      logger?.warn(
+        { call, dialect, evidence },
+        `the platform takes the ${dialect} dialect for ${call}; set PROVIDER_DIALECT=${dialect} to skip the first refused request`,
+      );
+    },
+  };
+}
+
+/**
+ * Runs `send` in the first dialect and, when the platform proves it refused that dialect and did
+ * nothing, once in the other. Which error is thrown when both fail: the second, unless it too is
+ * a dialect refusal (then the first, the answer to the dialect we believe in).
+ */
+export async function inEitherDialect<T>(
+  memory: DialectMemory,
+  call: DialectCall,
+  send: (dialect: Dialect) => Promise<T>,
+  first: Dialect = memory.first(call),
+): Promise<{ value: T; dialect: Dialect }> {
+  const sendIn = async (dialect: Dialect) => {
+    try {
+      return await send(dialect);
+    } catch (error) {
+      if (error instanceof ProviderError) error.dialect = dialect;
+      throw error;
+    }
+  };
+  try {
+    return { value: await sendIn(first), dialect: first };
+  } catch (error) {
+    if (!memory.mayFallBack() || !isDialectRefusal(call, error)) throw error;
+    const other = otherDialect(first);
+    try {
+      const value = await sendIn(other);
+      memory.learned(call, other, error.message);
+      return { value, dialect: other };
+    } catch (second) {
+      throw isDialectRefusal(call, second) ? error : second;
+    }
+  }
+}

@@ -1,0 +1,137 @@
+import { sql } from 'kysely';
+import type { ProviderDb } from '../storage/tables.ts';
+import type { Lease } from './lease.ts';
+import { storableText } from './row-problems.ts';
+
+/**
+ * What recovery knows about notifications: which Webhookids are stored or quarantined here, and
+ * which resends were already asked for. Every query takes a whole page's ids at once; ids are
+ * canonical int64 digits (see usableNotification), so the `bigint[]` casts cannot fail.
+ */
+export interface AttemptHistory {
+  attempts: number;
+  lastAttemptAt: Date;
+}
+
+export interface NewAttempt {
+  webhookId: string;
+  eventName: string | undefined;
+  reportDay: string;
+  reason: 'error' | 'missing';
+  attemptedAt: Date;
+}
+
+export interface AttemptAnswer {
+  outcome: 'resent' | 'failed';
+  httpStatus?: number | undefined;
+  providerStatus?: string | undefined;
+  description?: string | undefined;
+}
+
+const nullableText = (text: string | undefined, limit: number) =>
+  text === undefined ? null : storableText(text, limit);
+
+export function createAttemptsRepository(db: ProviderDb) {
+  return {
+    async storedWebhookIds(ids: readonly string[]): Promise<Set<string>> {
+      if (ids.length === 0) return new Set();
+      const rows = await db
+        .selectFrom('webhook_deliveries')
+        .select('webhook_id')
+        .where('webhook_id', '=', sql<string>`ANY(${[...ids]}::bigint[])`)
+        .execute();
+      return new Set(rows.map((row) => String(row.webhook_id)));
+    },
+
+    async quarantinedWebhookIds(ids: readonly string[]): Promise<Set<string>> {
+      if (ids.length === 0) return new Set();
+      const rows = await db
+        .selectFrom('quarantined_deliveries')
+        .select('webhook_id')
+        .where('webhook_id', '=', sql<string>`ANY(${[...ids]}::bigint[])`)
+        .execute();
+      return new Set(rows.map((row) => String(row.webhook_id)));
+    },
+
+    async history(ids: readonly string[]): Promise<Map<string, AttemptHistory>> {
+      if (ids.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('recovery_attempts')
+        .select((eb) => [
+          'webhook_id',
+          eb.fn.countAll<string>().as('attempts'),
+          eb.fn.max('attempted_at').as('last_attempt_at'),
+        ])
+        .where('webhook_id', '=', sql<string>`ANY(${[...ids]}::bigint[])`)
+        .groupBy('webhook_id')
+        .execute();
+      return new Map(
+        rows.map((row) => [
+          String(row.webhook_id),
+          { attempts: Number(row.attempts), lastAttemptAt: row.last_attempt_at },
+        ]),
+      );
+    },
+
+    /**
+     * Records a resend about to be asked for, before it is sent, as `failed` with "no answer
+     * recorded" until `finish` writes the answer: a resend is never made without a record, so
+     * the limit and the spacing hold even when the process dies mid-call. With a lease, the
+     * row is written only while the lease is ours (and the lease is renewed in the same
+     * statement); undefined means it is not, and nothing may be sent.
+     */
+    async begin(attempt: NewAttempt, lease?: Pick<Lease, 'name' | 'holder' | 'ttlMs'>) {
+      const values = {
+        webhook_id: attempt.webhookId,
+        event_name: nullableText(attempt.eventName, 1000),
+        report_day: attempt.reportDay,
+        reason: attempt.reason,
+        attempted_at: attempt.attemptedAt,
+        outcome: 'failed' as const,
+        http_status: null,
+        provider_status: null,
+        description: 'asked for; no answer recorded (the run stopped before it came)',
+      };
+      if (lease === undefined) {
+        const row = await db
+          .insertInto('recovery_attempts')
+          .values(values)
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        return String(row.id);
+      }
+      const { rows } = await sql<{ id: string }>`
+        WITH held AS (
+          UPDATE recovery_leases
+             SET expires_at = greatest(expires_at,
+                   clock_timestamp() + ${lease.ttlMs}::float8 * interval '1 millisecond')
+           WHERE name = ${lease.name} AND holder = ${lease.holder}
+          RETURNING name
+        )
+        INSERT INTO recovery_attempts
+          (webhook_id, event_name, report_day, reason, attempted_at, outcome, description)
+        SELECT ${values.webhook_id}::bigint, ${values.event_name}, ${values.report_day}::date,
+               ${values.reason}, ${values.attempted_at}::timestamptz, ${values.outcome},
+               ${values.description}
+          FROM held
+        RETURNING id`.execute(db);
+      return rows[0] === undefined ? undefined : String(rows[0].id);
+    },
+
+    /** The answer to a resend recorded by `begin`. */
+    async finish(id: string, answer: AttemptAnswer): Promise<void> {
+      await db
+        .updateTable('recovery_attempts')
+        .set({
+          outcome: answer.outcome,
+          http_status: answer.httpStatus ?? null,
+          provider_status: nullableText(answer.providerStatus, 200),
+          description: nullableText(answer.description, 1000),
+        })
+        .where('id', '=', id)
+        .execute();
+    },
+  };
+}
+
+export type AttemptsRepository = ReturnType<typeof createAttemptsRepository>;

@@ -1,0 +1,226 @@
+import type { Logger } from '../../lib/logger.ts';
+import type { ProviderClient } from '../client/provider-client.ts';
+import { ProviderError } from '../client/protocol/provider-error.ts';
+import { deliveryReportPages, type ReportPage } from '../client/report-pages.ts';
+import {
+  usableNotification,
+  type ReportedNotification,
+} from '../client/responses/subscriptions.ts';
+import type { AttemptHistory, AttemptsRepository } from './attempts-repository.ts';
+import { LeaseLostError, type Lease } from './lease.ts';
+import { readReportInPages, type ReportReading, type RunContext } from './report-reading.ts';
+import type { RowProblem } from './row-problems.ts';
+
+/**
+ * One Sydney day of the delivery report, page by page: every notification the platform gave up
+ * on (`Error`) or reports as `Sent` while we hold no such Webhookid (and have not quarantined
+ * it) is asked for again. The receiver deduplicates on Webhookid, so resending something that
+ * arrives meanwhile is harmless. Each notification is resent at most `maxAttempts` times, at
+ * least `spacingMs` apart, so recovery never loops on one; past the limit it counts as failed.
+ *
+ * Row by row: a row recovery cannot act on (see usableNotification) is recorded in
+ * `recovery_row_problems` and skipped; the rest of the page and the run go on. A Webhookid listed
+ * more than once (on one page, across pages or on both days) is considered once per run, so the
+ * limit and the spacing hold within a run as across runs. Each resend is recorded before it is
+ * sent, and only while the run holds its lease.
+ */
+export interface ResendPolicy {
+  maxAttempts: number;
+  spacingMs: number;
+  /** Most resends asked for in one run (a budget against flooding the platform and us). */
+  maxResendsPerRun: number;
+}
+
+export const DEFAULT_RESEND_POLICY: ResendPolicy = {
+  maxAttempts: 3,
+  spacingMs: 10 * 60_000,
+  maxResendsPerRun: 1000,
+};
+
+export interface NotificationTally {
+  /** Rows read, readable or not. */
+  seen: number;
+  alreadyStored: number;
+  quarantined: number;
+  /** Neither Sent nor Error yet: the platform is still delivering it. */
+  inProgress: number;
+  /** Resent recently (or the run's resend budget is spent); asked again on a later run. */
+  waiting: number;
+  resent: number;
+  /** Not recovered: the resend refused, or the resend limit reached. */
+  failed: number;
+  /** Rows that could not be read (recorded in recovery_row_problems). */
+  unreadable: number;
+  /** Rows repeating a Webhookid already considered in this run. */
+  duplicates: number;
+}
+
+export const emptyTally = (): NotificationTally => ({
+  seen: 0,
+  alreadyStored: 0,
+  quarantined: 0,
+  inProgress: 0,
+  waiting: 0,
+  resent: 0,
+  failed: 0,
+  unreadable: 0,
+  duplicates: 0,
+});
+
+export interface ResendDeps {
+  client: ProviderClient;
+  attempts: AttemptsRepository;
+  logger: Logger;
+  now: () => Date;
+  policy: ResendPolicy;
+  run: RunContext;
+  /** Webhookids considered in this run so far (all days): each is considered once. */
+  considered: Set<string>;
+  /** Resends asked for in this run so far (answered or not), against `maxResendsPerRun`. */
+  asked: { count: number };
+  lease?: Lease | undefined;
+}
+
+export async function resendMissing(
+  deps: ResendDeps,
+  day: string,
+  tally: NotificationTally,
+  reading: ReportReading,
+): Promise<void> {
+  await readReportInPages(
+    deps.run,
+    reading,
+    (range) => deliveryReportPages(deps.client, day, range),
+    async (page) => {
+      await resendPage(deps, day, page, tally);
+      return `${tally.resent} resent, ${tally.failed} failed, ${tally.unreadable} unreadable so far`;
+    },
+  );
+}
+
+interface Candidate {
+  id: string;
+  notification: ReportedNotification;
+}
+
+async function resendPage(
+  deps: ResendDeps,
+  day: string,
+  page: ReportPage<{ notifications: ReportedNotification[] }>,
+  tally: NotificationTally,
+): Promise<void> {
+  const problems: RowProblem[] = [];
+  const candidates: Candidate[] = [];
+  page.content.notifications.forEach((notification, index) => {
+    tally.seen += 1;
+    const read = usableNotification(notification);
+    if (!read.usable) {
+      problems.push({ row: page.skip + index + 1, reason: read.reason, raw: read.raw });
+      return;
+    }
+    if (deps.considered.has(read.webhookId)) {
+      tally.duplicates += 1;
+      return;
+    }
+    deps.considered.add(read.webhookId);
+    candidates.push({ id: read.webhookId, notification });
+  });
+  tally.unreadable += problems.length;
+  await deps.run.problems.record(deps.run.runId, 'delivery', day, problems, deps.now());
+  for (const problem of problems.slice(0, 20)) {
+    deps.logger.error({ day, ...problem }, 'delivery report row not read; recorded and skipped');
+  }
+
+  const ids = candidates.map((c) => c.id);
+  const [stored, quarantined, history] = await Promise.all([
+    deps.attempts.storedWebhookIds(ids),
+    deps.attempts.quarantinedWebhookIds(ids),
+    deps.attempts.history(ids),
+  ]);
+  for (const { id, notification } of candidates) {
+    if (stored.has(id)) tally.alreadyStored += 1;
+    else if (quarantined.has(id)) tally.quarantined += 1;
+    else {
+      const reason = reasonToResend(notification);
+      if (reason === undefined) tally.inProgress += 1;
+      else await resendOne(deps, { day, id, reason, notification }, history.get(id), tally);
+    }
+  }
+}
+
+function reasonToResend(n: ReportedNotification): 'error' | 'missing' | undefined {
+  const status = n.status?.trim().toLowerCase();
+  return status === 'error' ? 'error' : status === 'sent' ? 'missing' : undefined;
+}
+
+async function resendOne(
+  deps: ResendDeps,
+  target: {
+    day: string;
+    id: string;
+    reason: 'error' | 'missing';
+    notification: ReportedNotification;
+  },
+  history: AttemptHistory | undefined,
+  tally: NotificationTally,
+): Promise<void> {
+  const now = deps.now();
+  const fields = { webhookId: target.id, event: target.notification.eventName, day: target.day };
+  if (history && history.attempts >= deps.policy.maxAttempts) {
+    tally.failed += 1;
+    deps.logger.error(
+      { ...fields, attempts: history.attempts },
+      'notification NOT recovered: resend limit reached',
+    );
+    return;
+  }
+  if (history && now.getTime() - history.lastAttemptAt.getTime() < deps.policy.spacingMs) {
+    tally.waiting += 1;
+    return;
+  }
+  if (deps.asked.count >= deps.policy.maxResendsPerRun) {
+    tally.waiting += 1;
+    return;
+  }
+  if (deps.lease?.lost) throw new LeaseLostError(deps.lease);
+  const attemptId = await deps.attempts.begin(
+    {
+      webhookId: target.id,
+      eventName: target.notification.eventName,
+      reportDay: target.day,
+      reason: target.reason,
+      attemptedAt: now,
+    },
+    deps.lease,
+  );
+  if (attemptId === undefined && deps.lease) {
+    deps.lease.markLost();
+    throw new LeaseLostError(deps.lease);
+  }
+  if (attemptId === undefined) throw new Error('resend attempt not recorded');
+  deps.asked.count += 1;
+  let answer;
+  try {
+    answer = await deps.client.resend({ webhookId: target.id });
+  } catch (error) {
+    const known = error instanceof ProviderError ? error : undefined;
+    await deps.attempts.finish(attemptId, {
+      outcome: 'failed',
+      httpStatus: known?.httpStatus,
+      providerStatus: known?.status,
+      description: known ? known.message : `unexpected error: ${String(error)}`,
+    });
+    tally.failed += 1;
+    if (!known) throw error;
+    deps.logger.error({ ...fields, error: known.toJSON() }, 'notification resend failed');
+    return;
+  }
+  await deps.attempts.finish(attemptId, {
+    outcome: 'resent',
+    httpStatus: 200,
+    providerStatus: answer.envelope.status,
+    description: answer.envelope.statusDescription,
+  });
+  tally.resent += 1;
+  deps.logger.info({ ...fields, reason: target.reason }, 'notification resend requested');
+}

@@ -1,0 +1,45 @@
+import type { Registry } from 'prom-client';
+import type { Config } from '../../lib/config.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { providerClientFromConfig } from '../client/client-from-config.ts';
+import { todayAndYesterday } from '../../lib/sydney-time.ts';
+import { withProviderTables } from '../storage/tables.ts';
+import type { Db } from '../../lib/database/database.ts';
+import { createRecoveryMetrics } from './recovery-metrics.ts';
+import { createRecoveryScheduler, type RecoveryScheduler } from './recovery-scheduler.ts';
+import { runRecovery } from './run-recovery.ts';
+
+/**
+ * The service's scheduled recovery (today and yesterday, Sydney days), or undefined when it is
+ * off: RECOVERY_INTERVAL_MS=0, or no PROVIDER_API_KEY to call the platform with.
+ */
+export function startScheduledRecovery(deps: {
+  config: Pick<Config, 'provider' | 'recoveryIntervalMs'>;
+  db: Db;
+  logger: Logger;
+  registry: Registry;
+}): RecoveryScheduler | undefined {
+  const { config, logger } = deps;
+  if (config.recoveryIntervalMs === 0 || !config.provider.apiKey) return undefined;
+  const client = providerClientFromConfig(config.provider, logger);
+  const recoveryLogger = logger.child({ component: 'recovery' });
+  const scheduler = createRecoveryScheduler({
+    db: deps.db,
+    intervalMs: config.recoveryIntervalMs,
+    logger: recoveryLogger,
+    metrics: createRecoveryMetrics(deps.registry),
+    run: (lease) =>
+      runRecovery({
+        lease,
+        db: withProviderTables(deps.db),
+        client,
+        logger: recoveryLogger,
+        days: todayAndYesterday(Date.now()),
+        // The bearer sign-in needs the mAccount; without it PayTo is skipped rather than failing.
+        payto: config.provider.mAccount !== undefined,
+      }),
+  });
+  scheduler.start();
+  logger.info({ intervalMs: config.recoveryIntervalMs }, 'scheduled recovery on');
+  return scheduler;
+}

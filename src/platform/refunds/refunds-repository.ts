@@ -1,0 +1,157 @@
+import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
+import type { Database } from '../../lib/database/database.ts';
+import type { ProviderDb, ProviderTables, RefundState, RefundsTable } from '../storage/tables.ts';
+
+/**
+ * Refunds beside the payments they return. `reserve` runs in one transaction holding the
+ * payment's row lock, so two refunds of one payment started at once are checked one after the
+ * other against what is left.
+ */
+export interface StoredPayment {
+  event: 'NPPReceivePayment' | 'PayToReceivePayment';
+  transactionId: string;
+  amount: string;
+  receivedAt: Date;
+  sourceBsb: string | null;
+  sourceAccountNumber: string | null;
+}
+
+export type RefundRow = Selectable<RefundsTable>;
+
+type Tx = Transaction<Database & ProviderTables>;
+
+/**
+ * Locks and reads the stored payment (NPP first, then PayTo). The lock is a transaction-scoped
+ * advisory lock named after the payment, not `FOR UPDATE`: the typed rows are never updated, and
+ * a row lock would need UPDATE on them, which the runtime role should not have.
+ */
+export async function lockPayment(
+  tx: Tx,
+  transactionId: string,
+): Promise<StoredPayment | undefined> {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`payment:${transactionId}`}, 0))`.execute(
+    tx,
+  );
+  for (const [table, event] of [
+    ['npp_payments', 'NPPReceivePayment'],
+    ['payto_payments', 'PayToReceivePayment'],
+  ] as const) {
+    const row = await tx
+      .selectFrom(table)
+      .select(['transaction_id', 'amount', 'received_at', 'source_bsb', 'source_account_number'])
+      .where('transaction_id', '=', transactionId)
+      .executeTakeFirst();
+    if (row) {
+      return {
+        event,
+        transactionId: row.transaction_id,
+        amount: row.amount,
+        receivedAt: row.received_at,
+        sourceBsb: row.source_bsb,
+        sourceAccountNumber: row.source_account_number,
+      };
+    }
+  }
+  return undefined;
+}
+
+/** Refunds of a payment that are done or may yet be done (failed ones release their amount). */
+export async function activeRefunds(tx: Tx, transactionId: string): Promise<RefundRow[]> {
+  return tx
+    .selectFrom('refunds')
+    .selectAll()
+    .where('transaction_id', '=', transactionId)
+    .where('state', 'in', ['pending', 'unknown', 'succeeded'])
+    .orderBy('requested_at')
+    .execute();
+}
+
+/** The refund asked for under this caller reference, whichever payment it was for. */
+export async function refundByCallerReference(
+  tx: Tx,
+  callerReference: string,
+): Promise<RefundRow | undefined> {
+  return tx
+    .selectFrom('refunds')
+    .selectAll()
+    .where('caller_reference', '=', callerReference)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** The dialect of the platform's last definite answer to a refund (where to start the next). */
+export async function lastAnsweredDialect(
+  db: ProviderDb,
+): Promise<'interface' | 'public' | undefined> {
+  const row = await db
+    .selectFrom('refunds')
+    .select('dialect')
+    .where('state', 'in', ['succeeded', 'failed'])
+    .where('dialect', 'is not', null)
+    .orderBy('completed_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.dialect ?? undefined;
+}
+
+/** A reservation whose request never left this process (no credentials, say): nothing to keep. */
+export async function dropUnsentRefund(db: ProviderDb, uniqueReference: string): Promise<void> {
+  await db
+    .deleteFrom('refunds')
+    .where('unique_reference', '=', uniqueReference)
+    .where('state', '=', 'pending')
+    .where('attempts', '=', 0)
+    .execute();
+}
+
+export async function insertPendingRefund(
+  tx: Tx,
+  row: Omit<Insertable<RefundsTable>, 'state'>,
+): Promise<RefundRow> {
+  return tx
+    .insertInto('refunds')
+    .values({ ...row, state: 'pending' })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export interface RefundOutcome {
+  state: Exclude<RefundState, 'pending'>;
+  completedAt: Date | null;
+  attempts: number;
+  refundTransactionId?: string | undefined;
+  fees?: {
+    excludingGst?: string | undefined;
+    includingGst?: string | undefined;
+    gst?: string | undefined;
+  };
+  httpStatus?: number | undefined;
+  providerStatus?: string | undefined;
+  statusDescription?: string | undefined;
+  dialect?: 'interface' | 'public' | undefined;
+}
+
+export async function recordOutcome(
+  db: ProviderDb,
+  uniqueReference: string,
+  o: RefundOutcome,
+): Promise<RefundRow> {
+  return db
+    .updateTable('refunds')
+    .set({
+      state: o.state,
+      completed_at: o.completedAt,
+      attempts: sql<number>`attempts + ${o.attempts}`,
+      refund_transaction_id: o.refundTransactionId ?? null,
+      fee_amount_excluding_gst: o.fees?.excludingGst ?? null,
+      fee_amount_including_gst: o.fees?.includingGst ?? null,
+      fee_amount_gst_component: o.fees?.gst ?? null,
+      http_status: o.httpStatus ?? null,
+      provider_status: o.providerStatus ?? null,
+      status_description: o.statusDescription?.slice(0, 1000) ?? null,
+      ...(o.dialect !== undefined && { dialect: o.dialect }),
+    })
+    .where('unique_reference', '=', uniqueReference)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

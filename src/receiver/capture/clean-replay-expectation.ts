@@ -1,0 +1,93 @@
+import { decodeBody } from '../delivery/decode-body.ts';
+import { findEventModel } from '../events/registry.ts';
+import type { TypedRows } from '../events/types.ts';
+import type { DeliveryOutcome } from '../delivery/delivery-answers.ts';
+import type { ExpectedAnswer, Outcome, RowTable } from './expected-answer.ts';
+
+// The file format (src/common) lists the receiver's outcomes itself, since it may not import the
+// receiver; this stops the typecheck if the two lists ever differ, in either direction.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const OUTCOME_LISTS_AGREE: Same<DeliveryOutcome, Outcome> = true;
+
+const NO_ROWS: Record<RowTable, number> = {
+  webhook_deliveries: 0,
+  npp_payments: 0,
+  payto_payments: 0,
+  credit_rejections: 0,
+  conflicts: 0,
+  quarantined_deliveries: 0,
+};
+
+export interface ObservedDelivery {
+  eventName: string;
+  rawBody: Buffer;
+  /** As recorded: lower-case names. */
+  headers: Record<string, string>;
+  outcome: 'stored' | 'duplicate' | 'quarantined';
+  errorPaths?: readonly string[];
+}
+
+/**
+ * A file's `expected` is the answer to the delivery replayed alone into empty tables. A live
+ * answer can differ: a live `duplicate` is `stored` on a clean replay, and a `stored` delivery
+ * whose typed rows another delivery already carried writes them all. So a stored or duplicate
+ * delivery is judged again by the receiver's own body check, and its rows counted from that.
+ */
+export function cleanReplayExpectation(observed: ObservedDelivery): ExpectedAnswer {
+  if (observed.outcome === 'quarantined') {
+    return quarantined(observed.errorPaths);
+  }
+  const model = findEventModel(observed.eventName);
+  const decoded = decodeBody(observed.rawBody, observed.headers['content-type'], model);
+  if (!decoded.ok) return quarantined(decoded.problems.map((problem) => problem.path));
+  return {
+    status: 200,
+    outcome: 'stored',
+    modelled: model !== undefined,
+    rows: { ...NO_ROWS, webhook_deliveries: 1, ...typedRowCounts(decoded.typed) },
+  };
+}
+
+function quarantined(errorPaths: readonly string[] | undefined): ExpectedAnswer {
+  return {
+    status: 400,
+    outcome: 'quarantined',
+    ...(errorPaths !== undefined && { errorPaths: [...errorPaths] }),
+    rows: { ...NO_ROWS, quarantined_deliveries: 1 },
+  };
+}
+
+/**
+ * Rows a clean replay writes: a rejection id (or direct-credit TransactionId) repeated within one
+ * batch is stored once, and each repeat whose content differs from the first is a conflict.
+ */
+function typedRowCounts(typed: TypedRows): Partial<Record<RowTable, number>> {
+  switch (typed.kind) {
+    case 'npp-payment':
+      return { npp_payments: 1 };
+    case 'payto-payment':
+      return { payto_payments: 1 };
+    case 'credit-rejections': {
+      const { keys, conflicts } = repeatedKeys(typed.rows, (row) => row.rejectionId);
+      return { credit_rejections: keys, conflicts };
+    }
+    case 'direct-credits':
+      // direct_credits is not one of the file format's tables: only its conflicts are counted.
+      return { conflicts: repeatedKeys(typed.rows, (row) => row.transactionId).conflicts };
+    case 'unmodelled':
+      return {};
+  }
+}
+
+/** Distinct business keys in one body, and the repeats whose content differs from the first. */
+function repeatedKeys<Row extends object>(rows: readonly Row[], keyOf: (row: Row) => string) {
+  const first = new Map<string, string>();
+  let conflicts = 0;
+  for (const row of rows) {
+    const content = JSON.stringify({ ...row, dateTimeText: null });
+    const seen = first.get(keyOf(row));
+    if (seen === undefined) first.set(keyOf(row), content);
+    else if (seen !== content) conflicts += 1;
+  }
+  return { keys: first.size, conflicts };
+}

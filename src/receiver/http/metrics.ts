@@ -1,0 +1,132 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { KeyFetchResult } from '../verification/fetched-key-source.ts';
+
+/** What an operator alerts on. One registry per app: nothing here is global. */
+export interface Metrics {
+  registry: Registry;
+  /** Label `event` is a modelled event's name or "unmodelled", so a URL cannot mint labels. */
+  deliveries: Counter<'event' | 'outcome'>;
+  requestDuration: Histogram<'route' | 'status'>;
+  keyFetches: Counter<'result'>;
+  inFlightDeliveries: Gauge;
+  /** Bodies being read before anything proved their sender (only without a shared secret). */
+  unverifiedBodiesInFlight: Gauge;
+  /** Bodies still being read past the grace period when another request needed the slot: 408. */
+  unverifiedBodiesEvicted: Counter;
+  /** Bytes of request bodies held now (after inflation), against BODY_MEMORY_BUDGET_BYTES. */
+  bodyBytesInFlight: Gauge;
+  writeBatchSize: Histogram;
+  /** Business keys re-sent with other content (rows in the conflicts table). */
+  conflicts: Counter<'event'>;
+}
+
+export interface PoolStats {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+/** The log stream's own accounting (see log-stream.ts). */
+export interface LogStats {
+  droppedLines(): number;
+  bufferedBytes(): number;
+}
+
+export function createMetrics(options: { pool?: PoolStats; log?: LogStats } = {}): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const metrics: Metrics = {
+    registry,
+    deliveries: new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Deliveries answered, by event and outcome (stored, duplicate, quarantined, unauthorised, no-signing-key, signature-unconfirmed, overloaded, error).',
+      labelNames: ['event', 'outcome'],
+      registers: [registry],
+    }),
+    requestDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time from request start to the answer being written.',
+      labelNames: ['route', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    keyFetches: new Counter({
+      name: 'signing_key_fetches_total',
+      help: 'Fetches of the platform signing key: fetched (unchanged), changed (new key), failed.',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+    writeBatchSize: new Histogram({
+      name: 'webhook_write_batch_size',
+      help: 'Deliveries per database statement (group commit): 1 at low load, more under load.',
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+      registers: [registry],
+    }),
+    conflicts: new Counter({
+      name: 'webhook_conflicts_total',
+      help: 'Business keys (TransactionId, rejection id) re-sent with other content; each is a row in the conflicts table.',
+      labelNames: ['event'],
+      registers: [registry],
+    }),
+    inFlightDeliveries: new Gauge({
+      name: 'webhook_deliveries_in_flight',
+      help: 'Deliveries being processed by this instance now.',
+      registers: [registry],
+    }),
+    unverifiedBodiesInFlight: new Gauge({
+      name: 'webhook_unverified_bodies_in_flight',
+      help: 'Request bodies being read before their signature is checked (slots and probation places).',
+      registers: [registry],
+    }),
+    unverifiedBodiesEvicted: new Counter({
+      name: 'webhook_unverified_bodies_evicted_total',
+      help: 'Request bodies still being read after the grace period (1 s) when another request needed their slot: answered 408 and closed.',
+      registers: [registry],
+    }),
+    bodyBytesInFlight: new Gauge({
+      name: 'webhook_body_bytes_in_flight',
+      help: 'Bytes of request bodies held in memory now, after inflation.',
+      registers: [registry],
+    }),
+  };
+  const pool = options.pool;
+  if (pool) {
+    const gauge = (name: string, help: string, read: (p: PoolStats) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.set(read(pool));
+        },
+      });
+    gauge('db_pool_connections', 'Connections open in the pool.', (p) => p.totalCount);
+    gauge('db_pool_idle_connections', 'Open connections not in use.', (p) => p.idleCount);
+    gauge('db_pool_waiting_requests', 'Queries waiting for a connection.', (p) => p.waitingCount);
+  }
+  const log = options.log;
+  if (log) {
+    new Counter({
+      name: 'log_lines_dropped_total',
+      help: 'Log lines dropped because stdout was not keeping up and the log buffer was full.',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(log.droppedLines());
+      },
+    });
+    new Gauge({
+      name: 'log_buffer_bytes',
+      help: 'Log bytes waiting to be written to stdout.',
+      registers: [registry],
+      collect() {
+        this.set(log.bufferedBytes());
+      },
+    });
+  }
+  // Pre-create the series an alert looks for, so "no errors yet" reads 0 rather than absent.
+  for (const result of ['fetched', 'changed', 'failed'] satisfies KeyFetchResult[]) {
+    metrics.keyFetches.inc({ result }, 0);
+  }
+  return metrics;
+}

@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Metrics } from './metrics.ts';
+
+const ACCEPTABLE_REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/**
+ * Gives every request an id (the load balancer's `X-Request-Id` when it sent a sane one and
+ * TRUST_PROXY trusts it; anyone else could otherwise write their own ids into our logs), echoed
+ * in the answer and written on every log line about the request, a start time for
+ * `durationMs`, and the metrics the answer is recorded in.
+ */
+export function requestContext(metrics: Metrics): RequestHandler {
+  return (req, res, next) => {
+    beginRequest(req, res, metrics);
+    next();
+  };
+}
+
+/** What `requestContext` does, for a handler that runs ahead of the middleware (the fast path). */
+export function beginRequest(req: Request, res: Response, metrics: Metrics): void {
+  res.locals.startedAt = performance.now();
+  res.locals.metrics = metrics;
+  const offered = req.headers['x-request-id'];
+  const requestId =
+    typeof offered === 'string' && ACCEPTABLE_REQUEST_ID.test(offered) && fromTrustedProxy(req)
+      ? offered
+      : randomUUID();
+  res.locals.requestId = requestId;
+  res.setHeader('X-Request-Id', requestId);
+}
+
+/** Whether the direct peer is a proxy that Express's `trust proxy` setting believes. */
+function fromTrustedProxy(req: Request): boolean {
+  const trust = req.app.get('trust proxy fn') as (address: string, hop: number) => boolean;
+  return trust(req.socket.remoteAddress ?? '', 0);
+}

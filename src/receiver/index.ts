@@ -1,0 +1,49 @@
+/**
+ * The receiver: what answers the platform. HTTP in (http/), the contract's order of checks
+ * (delivery/), the secret and the signature (verification/), the event models (events/), and
+ * the one statement that stores a batch (storage/). Everything outside src/receiver/ imports it
+ * from here; what is not exported here is private to the receiver.
+ */
+
+export { createApp } from './http/app.ts';
+export { bodyBytes, bodyField } from './capture/capture-body.ts';
+export { captureHeaders } from './capture/capture-headers.ts';
+export { createCaptureWriter } from './capture/capture-writer.ts';
+export {
+  type CapturedDelivery,
+  CapturedDeliveryError,
+  parseCapturedDelivery,
+  serialiseCapturedDelivery,
+} from './capture/captured-delivery.ts';
+export {
+  differencesFromExpected,
+  type ExpectedAnswer,
+  type RowTable,
+} from './capture/expected-answer.ts';
+export { decodeBody } from './delivery/decode-body.ts';
+export { duplicate, quarantined } from './delivery/delivery-answers.ts';
+export { parseWebhookId } from './delivery/webhook-id.ts';
+export { isWellFormedEventName } from './events/event-name.ts';
+export { parseMoney } from './events/money.ts';
+export { findEventModel } from './events/registry.ts';
+export { errorHandler, notFound } from './http/errors.ts';
+export { metricsRouter } from './http/observability.ts';
+export { createMetrics, type Metrics } from './http/metrics.ts';
+export {
+  listen,
+  type ReceiverServer,
+  type ServerTimeouts,
+  shutDownGracefully,
+} from './http/server.ts';
+export { type FeedEventType } from './storage/feed-outbox-sql.ts';
+export { storeDeliveries } from './storage/store-deliveries.ts';
+export {
+  checkKeyUrl,
+  DEFAULT_MAX_KEY_BYTES,
+  describeError,
+  fetchSigningKey,
+} from './verification/key-fetch.ts';
+export { createConfiguredKeySource, type SigningKeySource } from './verification/key-source.ts';
+export { createFetchedKeySource } from './verification/fetched-key-source.ts';
+export { keyFingerprint, parsePublicKey } from './verification/public-key.ts';
+export { decodeSignature, verifySignature } from './verification/signature.ts';

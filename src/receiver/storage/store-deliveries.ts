@@ -1,0 +1,412 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { FieldProblem, TypedRows } from '../events/types.ts';
+import type { Database } from '../../lib/database/database.ts';
+import { preparedStatement, runPrepared } from '../../lib/database/prepared-statement.ts';
+import { feedOutboxCte, type OutboxSource } from './feed-outbox-sql.ts';
+import {
+  lateConflictCtes,
+  TYPED_TABLES,
+  typedRowCtes,
+  typedRowTally,
+  type TypedTable,
+} from './typed-row-sql.ts';
+
+export interface NewDelivery {
+  /** Decimal text of a bigint: a JS number cannot hold every 19-digit id. */
+  webhookId: string;
+  eventName: string;
+  receivedAt: Date;
+  bodySha256: string;
+  /**
+   * The body, stored once: the exact bytes the signature covers. No jsonb copy (it doubled the
+   * bytes and WAL per delivery); SQL reads it with delivery_body_json(raw_body).
+   */
+  rawBody: Buffer;
+  contentType: string | null;
+  headers: Record<string, string>;
+  requestId: string | null;
+  remoteAddress: string | null;
+  signingKeyFingerprint: string | null;
+  /** Optional fields stored as null, and why (at most MAX_LISTED and a count); usually []. */
+  warnings?: readonly FieldProblem[];
+}
+
+export interface DeliveryToStore {
+  delivery: NewDelivery;
+  typed: TypedRows;
+}
+
+/** Per input, in input order: whether its delivery row was written, and its typed rows' fate. */
+export interface StoredOutcome {
+  inserted: boolean;
+  typedRowsInserted: number;
+  /** Typed rows whose business key was already stored (by another delivery, or earlier in this one). */
+  typedRowsAlreadyStored: number;
+  /** Of those, how many differ from the stored row (each recorded in the conflicts table). */
+  conflicts: number;
+}
+
+/**
+ * Writes a batch of deliveries and all their typed rows in ONE statement (one round trip, one
+ * commit). Deduplication is the constraints' job: `ON CONFLICT DO NOTHING` on webhook_id, on
+ * (event_name, body_sha256) (an exclusion constraint over a hash since 2026-11-24T10) and on
+ * each typed table's business key, never a look-up first, so two instances storing the same Webhookid at the same moment leave exactly one row.
+ * Typed rows are written only for deliveries this statement inserted (joined on the RETURNING
+ * set). A typed row whose key is already stored with other content is recorded as a conflict
+ * in the same statement; only a row that lost a race with a concurrent statement (whose row
+ * this one cannot see) needs a second statement. Inputs are sorted by key so that concurrent
+ * batches take row locks in the same order.
+ */
+export async function storeDeliveries(
+  db: Kysely<Database>,
+  batch: readonly DeliveryToStore[],
+): Promise<StoredOutcome[]> {
+  const byKey = [...batch].sort((a, b) => compareIds(a.delivery.webhookId, b.delivery.webhookId));
+  const [payments, payTo, rejections, directCredits] = typedRowsByTable(byKey);
+
+  const rows = await runPrepared<StatementRow, Database>(db, STORE_STATEMENT, [
+    deliveriesJson(byKey),
+    payments,
+    payTo,
+    rejections,
+    directCredits,
+    directCreditBatchesJson(byKey),
+  ]);
+
+  const late = await recordLateConflicts(db, byKey, rows);
+
+  // Two identical deliveries in one batch share a key; the first claims the written row and
+  // the other is a duplicate, as it would be had they arrived one after the other.
+  const written = new Map(rows.map((row) => [`${row.webhook_id}/${row.body_sha256}`, row]));
+  return batch.map(({ delivery, typed }) => {
+    const key = `${delivery.webhookId}/${delivery.bodySha256}`;
+    const row = written.get(key);
+    written.delete(key);
+    if (row === undefined) {
+      return { inserted: false, typedRowsInserted: 0, typedRowsAlreadyStored: 0, conflicts: 0 };
+    }
+    return {
+      inserted: true,
+      typedRowsInserted: row.typed,
+      typedRowsAlreadyStored: typed.rows.length - row.typed,
+      conflicts: row.conflicts + (late.get(row.webhook_id) ?? 0),
+    };
+  });
+}
+
+interface StatementRow {
+  webhook_id: string;
+  body_sha256: string;
+  typed: number;
+  unresolved: number;
+  conflicts: number;
+}
+
+const [PAYMENTS_TABLE, PAYTO_TABLE, REJECTIONS_TABLE, DIRECT_CREDITS_TABLE] = TYPED_TABLES as [
+  TypedTable,
+  TypedTable,
+  TypedTable,
+  TypedTable,
+];
+const TYPED = PAYMENTS_TABLE;
+const PAYTO = PAYTO_TABLE;
+const REJECTIONS = REJECTIONS_TABLE;
+const DIRECT = DIRECT_CREDITS_TABLE;
+const ALL_TYPED = [TYPED, PAYTO, REJECTIONS, DIRECT];
+
+/** A conflict recorded by `<alias>_conflict` is a `conflict.detected` event. */
+const conflictEvents = (alias: string): OutboxSource => ({
+  type: 'conflict.detected',
+  from: `${alias}_conflict`,
+  eventName: 'event_name',
+  businessKey: 'business_key',
+  webhookId: 'webhook_id',
+  conflictId: 'id',
+});
+
+/**
+ * The feed's events (docs/feed.md), from what this statement inserted: each typed row, each
+ * unmodelled delivery, then each conflict (after the key's own row, as positions will be).
+ */
+const STORE_OUTBOX = feedOutboxCte([
+  {
+    type: 'payment.received',
+    from: `${TYPED.alias}_ins`,
+    eventName: "'NPPReceivePayment'",
+    businessKey: 'transaction_id',
+    webhookId: 'webhook_id',
+  },
+  {
+    type: 'payto_payment.received',
+    from: `${PAYTO.alias}_ins`,
+    eventName: "'PayToReceivePayment'",
+    businessKey: 'transaction_id',
+    webhookId: 'webhook_id',
+  },
+  {
+    type: 'credit_rejection.received',
+    from: `${REJECTIONS.alias}_ins`,
+    eventName: 'event_name',
+    businessKey: 'rejection_id',
+    webhookId: 'webhook_id',
+  },
+  {
+    type: 'direct_credit.received',
+    from: `${DIRECT.alias}_ins`,
+    eventName: "'InboundDirectCredit'",
+    businessKey: 'transaction_id',
+    webhookId: 'webhook_id',
+  },
+  {
+    type: 'event.unmodelled',
+    from: 'delivery',
+    eventName: 'event_name',
+    businessKey: 'webhook_id',
+    webhookId: 'webhook_id',
+    where: 'NOT modelled',
+  },
+  ...ALL_TYPED.map((t) => conflictEvents(t.alias)),
+]);
+
+/** Conflicts recorded by the follow-up statement reach the feed in that statement. */
+const LATE_CONFLICT_OUTBOX = feedOutboxCte(ALL_TYPED.map((t) => conflictEvents(t.alias)));
+
+/**
+ * The store statement: one fixed text whatever the batch size (everything travels in six JSON
+ * parameters), so each connection prepares it once (see prepared-statement.ts). `dc_batch`
+ * writes each inserted direct-credit delivery's batch totals; nothing reads it, and Postgres
+ * runs a data-modifying CTE whether or not the statement reads it.
+ */
+function storeTemplate(
+  deliveries: string,
+  payments: string,
+  payTo: string,
+  rejections: string,
+  directCredits: string,
+  directCreditBatches: string,
+): RawBuilder<unknown> {
+  return sql`
+    WITH incoming AS (
+      SELECT * FROM jsonb_to_recordset(${deliveries}::jsonb) AS i(
+        position int, webhook_id bigint, event_name text, modelled boolean,
+        received_at timestamptz, body_sha256 text, raw_body_base64 text, content_type text,
+        headers jsonb, request_id text, remote_address text, signing_key_fingerprint text,
+        warnings jsonb)
+    ),
+    delivery AS (
+      INSERT INTO webhook_deliveries (webhook_id, event_name, modelled, received_at, body_sha256,
+        raw_body, content_type, headers, request_id, remote_address,
+        signing_key_fingerprint, warnings)
+      SELECT webhook_id, event_name, modelled, received_at, body_sha256,
+        decode(raw_body_base64, 'base64'), content_type, headers, request_id,
+        remote_address, signing_key_fingerprint, warnings
+      FROM incoming ORDER BY position
+      ON CONFLICT DO NOTHING
+      RETURNING webhook_id, body_sha256, event_name, modelled
+    ),
+    ${typedRowCtes(TYPED, payments)},
+    ${typedRowCtes(PAYTO, payTo)},
+    ${typedRowCtes(REJECTIONS, rejections)},
+    ${typedRowCtes(DIRECT, directCredits)},
+    dc_batch AS (
+      INSERT INTO direct_credit_batches SELECT b.*
+      FROM jsonb_to_recordset(${directCreditBatches}::jsonb) AS x(webhook_id bigint,
+        body_sha256 text, row jsonb)
+      JOIN delivery USING (webhook_id, body_sha256)
+      CROSS JOIN LATERAL jsonb_populate_record(NULL::direct_credit_batches, x.row) AS b
+      ON CONFLICT DO NOTHING
+    ),
+    ${STORE_OUTBOX},
+    tally (webhook_id, inserted, unresolved, conflicts) AS (
+      ${sql.join(
+        ALL_TYPED.map((t) => typedRowTally(t)),
+        sql` UNION ALL `,
+      )}
+    )
+    SELECT delivery.webhook_id::text AS webhook_id, delivery.body_sha256,
+      coalesce(sum(tally.inserted), 0)::int AS typed,
+      coalesce(sum(tally.unresolved), 0)::int AS unresolved,
+      coalesce(sum(tally.conflicts), 0)::int AS conflicts
+    FROM delivery LEFT JOIN tally USING (webhook_id)
+    GROUP BY delivery.webhook_id, delivery.body_sha256
+  `;
+}
+
+/** The follow-up for typed rows that lost a race (see recordLateConflicts). */
+function lateConflictTemplate(
+  payments: string,
+  payTo: string,
+  rejections: string,
+  directCredits: string,
+) {
+  return sql`
+    WITH ${lateConflictCtes(TYPED, payments)},
+    ${lateConflictCtes(PAYTO, payTo)},
+    ${lateConflictCtes(REJECTIONS, rejections)},
+    ${lateConflictCtes(DIRECT, directCredits)},
+    ${LATE_CONFLICT_OUTBOX}
+    SELECT webhook_id::text, count(*)::int AS conflicts FROM (
+      ${sql.raw(ALL_TYPED.map((t) => `SELECT webhook_id FROM ${t.alias}_conflict`).join(' UNION ALL '))}
+    ) c GROUP BY webhook_id
+  `;
+}
+
+const STORE_STATEMENT = preparedStatement(
+  'store-deliveries-v2',
+  storeTemplate('', '', '', '', '', ''),
+  6,
+);
+const LATE_CONFLICT_STATEMENT = preparedStatement(
+  'record-late-conflicts-v2',
+  lateConflictTemplate('', '', '', ''),
+  4,
+);
+
+/**
+ * A second statement, only when some typed row was neither inserted nor matched by a row the
+ * first statement could see (two instances inserting one key at the same moment).
+ */
+async function recordLateConflicts(
+  db: Kysely<Database>,
+  items: readonly DeliveryToStore[],
+  rows: readonly StatementRow[],
+): Promise<Map<string, number>> {
+  const racing = new Set(rows.filter((row) => row.unresolved > 0).map((row) => row.webhook_id));
+  if (racing.size === 0) return new Map();
+  const [payments, payTo, rejections, directCredits] = typedRowsByTable(
+    items.filter((item) => racing.has(item.delivery.webhookId)),
+  );
+  const found = await runPrepared<{ webhook_id: string; conflicts: number }, Database>(
+    db,
+    LATE_CONFLICT_STATEMENT,
+    [payments, payTo, rejections, directCredits],
+  );
+  return new Map(found.map((row) => [row.webhook_id, row.conflicts]));
+}
+
+/**
+ * Each typed table's rows as one JSON parameter: `{position, webhook_id, body_sha256,
+ * event_name, record_index, row}`, `row` keyed by column name. Sorted by business key, so
+ * concurrent statements lock keys in one order; `position` is that order.
+ */
+function typedRowsByTable(items: readonly DeliveryToStore[]): [string, string, string, string] {
+  const tables: Record<TypedRows['kind'], TypedItem[]> = {
+    'npp-payment': [],
+    'payto-payment': [],
+    'credit-rejections': [],
+    'direct-credits': [],
+    unmodelled: [],
+  };
+  for (const { delivery, typed } of items) {
+    const list = tables[typed.kind];
+    typed.rows.forEach((row, recordIndex) => {
+      const key = 'rejectionId' in row ? row.rejectionId : row.transactionId;
+      list.push({ key, delivery, recordIndex, row });
+    });
+  }
+  const json = (list: TypedItem[]) => {
+    list.sort(
+      (a, b) =>
+        compareText(a.delivery.eventName, b.delivery.eventName) || compareText(a.key, b.key),
+    );
+    return `[${list.map(typedItemJson).join(',')}]`;
+  };
+  return [
+    json(tables['npp-payment']),
+    json(tables['payto-payment']),
+    json(tables['credit-rejections']),
+    json(tables['direct-credits']),
+  ];
+}
+
+/**
+ * Each InboundDirectCredit delivery's batch row (`direct_credit_batches`), as one JSON parameter:
+ * `{webhook_id, body_sha256, row}`, written only for deliveries this statement inserted.
+ */
+function directCreditBatchesJson(items: readonly DeliveryToStore[]): string {
+  const rows: string[] = [];
+  for (const { delivery, typed } of items) {
+    if (typed.kind !== 'direct-credits') continue;
+    const { totalCount, totalAmount, recordCount } = typed.batch;
+    const row = {
+      webhook_id: delivery.webhookId,
+      total_count: totalCount,
+      total_amount: totalAmount,
+      record_count: recordCount,
+      received_at: delivery.receivedAt.toISOString(),
+    };
+    rows.push(
+      `{"webhook_id":${JSON.stringify(delivery.webhookId)},` +
+        `"body_sha256":"${delivery.bodySha256}","row":${JSON.stringify(row)}}`,
+    );
+  }
+  return `[${rows.join(',')}]`;
+}
+
+interface TypedItem {
+  key: string;
+  delivery: NewDelivery;
+  recordIndex: number;
+  row: object;
+}
+
+/**
+ * One typed row as JSON text: its place, its delivery's keys, and the row keyed by column name
+ * (`payIdName` -> `pay_id_name`) with its delivery's keys. Written out directly: building an
+ * object of some thirty columns to stringify it took twice as long, and made garbage.
+ */
+function typedItemJson({ delivery, recordIndex, row }: TypedItem, position: number): string {
+  const webhookId = JSON.stringify(delivery.webhookId);
+  const eventName = text(delivery.eventName);
+  let json =
+    `{"position":${position},"webhook_id":${webhookId},"body_sha256":"${delivery.bodySha256}",` +
+    `"event_name":${eventName},"record_index":${recordIndex},"row":{"webhook_id":${webhookId},` +
+    `"event_name":${eventName},"received_at":"${delivery.receivedAt.toISOString()}"`;
+  const fields = row as Record<string, unknown>;
+  for (const key in fields) json += `,${columnKey(key)}${JSON.stringify(fields[key]) ?? 'null'}`;
+  return `${json}}}`;
+}
+
+const COLUMN_NAMES = new Map<string, string>();
+
+/** `"pay_id_name":` for `payIdName`. */
+function columnKey(key: string): string {
+  let name = COLUMN_NAMES.get(key);
+  if (name === undefined) {
+    name = `${JSON.stringify(key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`))}:`;
+    COLUMN_NAMES.set(key, name);
+  }
+  return name;
+}
+
+/**
+ * All deliveries as one JSON parameter, built by concatenation (every piece is JSON text already,
+ * so nothing is serialised twice). Raw bytes travel as base64.
+ */
+function deliveriesJson(items: readonly DeliveryToStore[]): string {
+  const rows = items.map(
+    ({ delivery: x, typed }, position) =>
+      `{"position":${position},"webhook_id":${x.webhookId},"event_name":${text(x.eventName)},` +
+      `"modelled":${typed.kind !== 'unmodelled'},"received_at":"${x.receivedAt.toISOString()}",` +
+      `"body_sha256":"${x.bodySha256}","raw_body_base64":"${x.rawBody.toString('base64')}",` +
+      `"content_type":${text(x.contentType)},` +
+      `"headers":${JSON.stringify(x.headers)},"request_id":${text(x.requestId)},` +
+      `"remote_address":${text(x.remoteAddress)},` +
+      `"signing_key_fingerprint":${text(x.signingKeyFingerprint)},` +
+      `"warnings":${JSON.stringify(x.warnings ?? [])}}`,
+  );
+  return `[${rows.join(',')}]`;
+}
+
+function text(value: string | null): string {
+  return value === null ? 'null' : JSON.stringify(value);
+}
+
+/** Webhookids are decimal text of up to 19 digits: compare as numbers without BigInt. */
+function compareIds(a: string, b: string): number {
+  return a.length - b.length || compareText(a, b);
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
