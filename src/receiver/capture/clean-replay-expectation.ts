@@ -4,7 +4,7 @@ import type { TypedRows } from '../events/types.ts';
 import type { DeliveryOutcome } from '../delivery/delivery-answers.ts';
 import type { ExpectedAnswer, Outcome, RowTable } from './expected-answer.ts';
 
-// The file format (src/common) lists the receiver's outcomes itself, since it may not import the
+// The file format (expected-answer.ts) lists the receiver's outcomes itself, since it may not import the
 // receiver; this stops the typecheck if the two lists ever differ, in either direction.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const OUTCOME_LISTS_AGREE: Same<DeliveryOutcome, Outcome> = true;

@@ -2,7 +2,7 @@
 
 /**
  * The receiver's delivery outcomes, as the file format spells them. The receiver's own type
- * (DeliveryOutcome) is checked against this list where both meet (src/capture), so the two
+ * (DeliveryOutcome) is checked against this list where both meet (clean-replay-expectation.ts), so the two
  * cannot drift apart without the typecheck failing.
  */
 export const OUTCOMES = [
