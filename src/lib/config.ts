@@ -153,6 +153,11 @@ export interface VariableDoc {
   /** Starts a section of `.env.example`: its title, and a note shown above its first variable. */
   readonly section?: string;
   readonly sectionNote?: string;
+  /**
+   * For a development machine only (the embedded Postgres): docker-compose.yml does not pass it
+   * to the containers, whose image has no embedded Postgres.
+   */
+  readonly developmentOnly?: true;
 }
 
 const described = z.registry<VariableDoc>();
@@ -197,15 +202,16 @@ const envSchema = z.object({
   WRITE_BATCH_MAX: integer(1, 10_000)
     .default(100)
     .register(described, { doc: 'group commit: the most deliveries in one statement' }),
-  EMBEDDED_POSTGRES_DIR: z
-    .string()
-    .trim()
-    .min(1)
-    .default('.data/postgres')
-    .register(described, { doc: "embedded cluster's data, relative to the project" }),
+  EMBEDDED_POSTGRES_DIR: z.string().trim().min(1).default('.data/postgres').register(described, {
+    doc: "embedded cluster's data, relative to the project",
+    developmentOnly: true,
+  }),
   EMBEDDED_POSTGRES_PORT: integer(1, 65_535)
     .default(54329)
-    .register(described, { doc: "embedded cluster's port (localhost only)" }),
+    .register(described, {
+      doc: "embedded cluster's port (localhost only)",
+      developmentOnly: true,
+    }),
   PROVIDER_ENV: z
     .enum(['local', 'sandbox', 'production'])
     .default('production')

@@ -17,15 +17,15 @@ import {
 } from '../../tools/docs/config-docs.ts';
 
 /**
- * The README's configuration table and `.env.example` are generated from the declaration in
- * src/lib/config.ts (`npm run docs:config`). CI runs this test: a variable added, changed or
+ * The README's configuration table, `.env.example` and docker-compose.yml's pass-through block
+ * are generated from the declaration in src/lib/config.ts (`npm run docs:config`). CI runs this test: a variable added, changed or
  * described differently without regenerating them fails here, naming the stale file.
  */
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 describe('configuration documentation', () => {
-  it.each(['README.md', '.env.example'])(
+  it.each(['README.md', '.env.example', 'docker-compose.yml'])(
     'when %s is compared with what src/lib/config.ts declares, then it is current',
     async (name) => {
       const file = (await configDocFiles(ROOT)).find((f) => f.file === name)!;
@@ -117,5 +117,22 @@ describe('npm run docs:config', () => {
     expect(write.code).toBe(0);
     expect(write.stdout).toContain('README.md: written');
     expect(readFileSync(readme, 'utf8')).toBe(fresh);
+  });
+
+  it('when a variable is missing from the Compose pass-through block, then --check names the file and a run puts it back', async () => {
+    const compose = path.join(dir, 'docker-compose.yml');
+    const fresh = readFileSync(compose, 'utf8');
+    expect(fresh).toMatch(/^ {2}RETENTION_RUN_MAX_MS:$/m);
+    writeFileSync(compose, fresh.replace(/^ {2}RETENTION_RUN_MAX_MS:\n/m, ''));
+
+    const check = await run('--check');
+    expect(check.code).toBe(1);
+    expect(check.stderr).toMatch(/^docker-compose\.yml is stale: /m);
+
+    const write = await run();
+    expect(write.code).toBe(0);
+    expect(readFileSync(compose, 'utf8')).toBe(fresh);
+    // Development-only variables stay out: the image has no embedded Postgres.
+    expect(fresh).not.toMatch(/^ {2}EMBEDDED_POSTGRES_(DIR|PORT):/m);
   });
 });

@@ -22,7 +22,9 @@ export function replaceBetweenMarkers(
   if (end === undefined) return undefined;
   const head = document.slice(0, start + markers.start.length);
   const gap = options.blankLines ? '\n\n' : '\n';
-  return `${head}${gap}${content.trim()}${gap}${document.slice(end)}`;
+  // Leading blank lines go, a first line's indentation stays (a YAML block keeps its nesting).
+  const body = content.replace(/^\s*\n/, '').trimEnd();
+  return `${head}${gap}${body}${gap}${document.slice(end)}`;
 }
 
 /** Index of the first line from `from` on that holds `marker` alone (blanks around allowed). */

@@ -16,6 +16,9 @@ import { replaceBetweenMarkers as replaceMarked } from '../common/markers.ts';
 
 export const TABLE_START = '<!-- config-table:start -->';
 export const TABLE_END = '<!-- config-table:end -->';
+/** docker-compose.yml's block of variables passed through to the receivers when set. */
+export const COMPOSE_START = '# config-passthrough:start';
+export const COMPOSE_END = '# config-passthrough:end';
 
 /** Comment lines of `.env.example` stop at this column, like the code (Prettier's printWidth). */
 const WIDTH = 100;
@@ -50,7 +53,19 @@ export async function configDocFiles(projectDir: string): Promise<DocFile[]> {
       `README.md: no configuration table to rewrite: it needs ${TABLE_START} and ${TABLE_END}, each on a line of its own, around it`,
     );
   }
-  const compose = composeDefaults(read('docker-compose.yml') ?? '');
+  const composeFile = read('docker-compose.yml');
+  if (composeFile === undefined) throw new Error('docker-compose.yml: not found');
+  const withPassThrough = replaceMarked(
+    composeFile,
+    renderComposePassThrough(variables, composeFile),
+    { start: COMPOSE_START, end: COMPOSE_END },
+  );
+  if (withPassThrough === undefined) {
+    throw new Error(
+      `docker-compose.yml: no block of variables to rewrite: it needs ${COMPOSE_START} and ${COMPOSE_END}, each on a line of its own, around it`,
+    );
+  }
+  const compose = composeDefaults(composeFile);
   return [
     {
       file: 'README.md',
@@ -63,6 +78,12 @@ export async function configDocFiles(projectDir: string): Promise<DocFile[]> {
       current: read('.env.example'),
       expected: renderEnvExample(variables, compose),
       what: `${variables.length} variables, ${compose.size} Compose defaults`,
+    },
+    {
+      file: 'docker-compose.yml',
+      current: composeFile,
+      expected: withPassThrough,
+      what: "the receivers' pass-through variables",
     },
   ];
 }
@@ -79,6 +100,23 @@ export function describeDifference(file: DocFile): string {
       ? '(end of file)'
       : JSON.stringify(line.length > 120 ? `${line.slice(0, 117)}...` : line);
   return `first at line ${index + 1}: has ${shorten(now[index])}, should have ${shorten(wanted[index])}`;
+}
+
+/**
+ * docker-compose.yml's pass-through block: every variable the receivers' environment does not
+ * already set above it, as `  NAME:` (Compose passes it from the shell or `.env` when set, and
+ * not at all when unset). Development-only variables are left out.
+ */
+export function renderComposePassThrough(
+  variables: readonly ConfigVariable[],
+  composeFile: string,
+): string {
+  const before = composeFile.slice(0, Math.max(0, composeFile.indexOf(COMPOSE_START)));
+  const setAbove = new Set([...before.matchAll(/^ {2}([A-Z][A-Z0-9_]*):/gm)].map((m) => m[1]));
+  return variables
+    .filter((v) => !v.developmentOnly && !setAbove.has(v.name))
+    .map((v) => `  ${v.name}:`)
+    .join('\n');
 }
 
 /** The README's table: variable, default, meaning. Unformatted: Prettier pads it. */

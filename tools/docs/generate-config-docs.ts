@@ -1,14 +1,16 @@
 /**
  * npm run docs:config [-- --check]   (--help for usage)
  *
- * Writes the README's configuration table and `.env.example` from the one declaration of the
- * variables in src/lib/config.ts. With --check it writes nothing and exits 1 when either file is
+ * Writes the README's configuration table, `.env.example` and docker-compose.yml's pass-through
+ * block from the one declaration of the variables in src/lib/config.ts. With --check it writes nothing and exits 1 when either file is
  * stale, naming it; 2 on bad usage or when a file cannot be rendered.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
+  COMPOSE_END,
+  COMPOSE_START,
   configDocFiles,
   describeDifference,
   TABLE_END,
@@ -23,6 +25,9 @@ default, description, secret or not):
   README.md     the configuration table, between the lines
                 ${TABLE_START} and ${TABLE_END}
   .env.example  every variable with its description and default, in sections
+  docker-compose.yml
+                the receivers' pass-through variables, between the lines
+                ${COMPOSE_START} and ${COMPOSE_END}
 
   --check       write nothing; exit 1 naming each file that differs from what would be
                 written (a test in npm test does the same check)
