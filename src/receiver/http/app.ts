@@ -12,7 +12,7 @@ import { createMemoryBudget } from './memory-budget.ts';
 import { metricsRouter } from './observability.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { requestContext } from './request-context.ts';
-import { createSecurityHeaders } from './security-headers.ts';
+import { securityHeaders } from './security-headers.ts';
 import { webhookRoutes } from './webhook-route.ts';
 
 export interface AppDeps {
@@ -59,40 +59,34 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   // helmet removes it from every answer anyway; never set, it need not be removed.
   app.disable('x-powered-by');
-  const securityHeaders = createSecurityHeaders();
-  const webhooks = webhookRoutes(
-    {
-      db: deps.db,
-      store: createBatchingStore(deps.db, {
-        logger: deps.logger,
-        concurrency: deps.config.writeConcurrency ?? configDefault('WRITE_CONCURRENCY'),
-        maxBatchSize: deps.config.writeBatchMax ?? configDefault('WRITE_BATCH_MAX'),
-        onBatch: (size) => metrics.writeBatchSize.observe(size),
-      }),
-      keys: deps.keys,
-      secretMatches: createSecretMatcher(deps.config.webhookSecrets),
-      secretConfigured: deps.config.webhookSecrets.length > 0,
-      now: () => deps.clock.now(),
-      bodyLimitBytes: deps.config.bodyLimitBytes,
-      bodyMemoryBudget: createMemoryBudget(
-        deps.config.bodyMemoryBudgetBytes ?? configDefault('BODY_MEMORY_BUDGET_BYTES'),
-        metrics.bodyBytesInFlight,
-      ),
-      requestTimeoutMs: deps.config.server?.requestTimeoutMs,
-      maxInFlight: deps.config.maxInFlightDeliveries ?? configDefault('MAX_IN_FLIGHT_DELIVERIES'),
-      maxUnverifiedBodies:
-        deps.config.maxUnverifiedBodies ?? configDefault('MAX_UNVERIFIED_BODIES'),
-      metrics,
-      capture: deps.capture,
+  const webhooks = webhookRoutes({
+    db: deps.db,
+    store: createBatchingStore(deps.db, {
       logger: deps.logger,
-    },
-    { securityHeaders },
-  );
-  // Deliveries are nearly all the traffic: their plain form is answered before any middleware.
-  app.use(webhooks.fastPath);
-  app.use(securityHeaders.middleware);
+      concurrency: deps.config.writeConcurrency ?? configDefault('WRITE_CONCURRENCY'),
+      maxBatchSize: deps.config.writeBatchMax ?? configDefault('WRITE_BATCH_MAX'),
+      onBatch: (size) => metrics.writeBatchSize.observe(size),
+    }),
+    keys: deps.keys,
+    secretMatches: createSecretMatcher(deps.config.webhookSecrets),
+    secretConfigured: deps.config.webhookSecrets.length > 0,
+    now: () => deps.clock.now(),
+    bodyLimitBytes: deps.config.bodyLimitBytes,
+    bodyMemoryBudget: createMemoryBudget(
+      deps.config.bodyMemoryBudgetBytes ?? configDefault('BODY_MEMORY_BUDGET_BYTES'),
+      metrics.bodyBytesInFlight,
+    ),
+    requestTimeoutMs: deps.config.server?.requestTimeoutMs,
+    maxInFlight: deps.config.maxInFlightDeliveries ?? configDefault('MAX_IN_FLIGHT_DELIVERIES'),
+    maxUnverifiedBodies: deps.config.maxUnverifiedBodies ?? configDefault('MAX_UNVERIFIED_BODIES'),
+    metrics,
+    capture: deps.capture,
+    logger: deps.logger,
+  });
+  app.use(securityHeaders());
   app.use(requestContext(metrics));
-  app.use(webhooks.router);
+  // Deliveries are nearly all the traffic: their route is the router's first.
+  app.use(webhooks);
   app.use(
     healthRouter({
       db: deps.db,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { Metrics } from './metrics.ts';
 
 const ACCEPTABLE_REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -12,22 +12,17 @@ const ACCEPTABLE_REQUEST_ID = /^[\w.:-]{1,128}$/;
  */
 export function requestContext(metrics: Metrics): RequestHandler {
   return (req, res, next) => {
-    beginRequest(req, res, metrics);
+    res.locals.startedAt = performance.now();
+    res.locals.metrics = metrics;
+    const offered = req.headers['x-request-id'];
+    const requestId =
+      typeof offered === 'string' && ACCEPTABLE_REQUEST_ID.test(offered) && fromTrustedProxy(req)
+        ? offered
+        : randomUUID();
+    res.locals.requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
     next();
   };
-}
-
-/** What `requestContext` does, for a handler that runs ahead of the middleware (the fast path). */
-export function beginRequest(req: Request, res: Response, metrics: Metrics): void {
-  res.locals.startedAt = performance.now();
-  res.locals.metrics = metrics;
-  const offered = req.headers['x-request-id'];
-  const requestId =
-    typeof offered === 'string' && ACCEPTABLE_REQUEST_ID.test(offered) && fromTrustedProxy(req)
-      ? offered
-      : randomUUID();
-  res.locals.requestId = requestId;
-  res.setHeader('X-Request-Id', requestId);
 }
 
 /** Whether the direct peer is a proxy that Express's `trust proxy` setting believes. */

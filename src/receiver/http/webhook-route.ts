@@ -18,9 +18,6 @@ import { notFound } from './errors.ts';
 import { concurrencyLimit } from './in-flight-limit.ts';
 import type { MemoryBudget } from './memory-budget.ts';
 import { abortBodyRead, rawBody } from './raw-body.ts';
-import { beginRequest } from './request-context.ts';
-import { runInOrder } from './run-in-order.ts';
-import type { SecurityHeaders } from './security-headers.ts';
 import { unverifiedBodies } from './unverified-bodies.ts';
 
 const LOG_LEVEL: Record<DeliveryAnswer['outcome'], 'info' | 'warn' | 'error'> = {
@@ -57,32 +54,13 @@ export type WebhookRouterDeps = DeliveryDeps & {
   logger: Logger;
 };
 
-/** What `webhookRoutes` hands the app. */
-export interface WebhookRoutes {
-  /**
-   * Mounted ahead of every other middleware: `POST /webhooks/<name>` in its plain spelling (a
-   * well-formed name, no query, no trailing slash), nearly all of the traffic, answered without
-   * Express's router. It does what the middleware before the router would (security headers,
-   * request context), then the same checks in the same order. Anything else goes on (`next()`).
-   */
-  readonly fastPath: RequestHandler;
-  /** The same route through Express's router: other spellings of the path, other methods. */
-  readonly router: Router;
-}
-
-/** The plain spelling the fast path takes; the router still matches every other one. */
-const PLAIN_DELIVERY_PATH = /^\/webhooks\/([A-Za-z0-9]{1,64})$/;
-
 /**
  * `POST /webhooks/:eventName`. What needs no body comes first, so a request that fails it costs
  * no slot, no memory and no wait: route (404/405), shared secret (401, body never read), then an
  * unverified-body slot, the body (limit, memory budget, time), a delivery slot, and the delivery
  * pipeline from the signature on.
  */
-export function webhookRoutes(
-  deps: WebhookRouterDeps,
-  before: { securityHeaders: SecurityHeaders },
-): WebhookRoutes {
+export function webhookRoutes(deps: WebhookRouterDeps): Router {
   const inFlight = concurrencyLimit({
     max: deps.maxInFlight,
     gauge: deps.metrics.inFlightDeliveries,
@@ -186,16 +164,6 @@ export function webhookRoutes(
       });
   };
 
-  const fastPath: RequestHandler = (req, res, next) => {
-    if (req.method !== 'POST') return next();
-    const name = PLAIN_DELIVERY_PATH.exec(req.url)?.[1];
-    if (name === undefined) return next();
-    before.securityHeaders.apply(res);
-    beginRequest(req, res, deps.metrics);
-    if (!secretHolds(req, res, name)) return;
-    runInOrder(readBody, req, res, next, () => deliver(req, res, name));
-  };
-
   const router = Router();
   router.post(
     '/webhooks/:eventName',
@@ -207,7 +175,7 @@ export function webhookRoutes(
     (req, res) => deliver(req, res, req.params.eventName as string),
   );
   router.all('/webhooks/:eventName', otherMethod);
-  return { fastPath, router };
+  return router;
 }
 
 /** Check 1: a malformed event name is no route at all, before a byte of the body is read. */

@@ -6,8 +6,9 @@ import { buildTestApp, type TestApp } from '../support/test-app.ts';
 import { useTestbed } from '../support/testbed.ts';
 
 /**
- * The plain spelling of `POST /webhooks/<name>` is answered ahead of Express's router and
- * helmet (see webhook-route.ts); every other spelling goes through them. Both must answer alike.
+ * Every spelling of `POST /webhooks/<name>` (plain, trailing slash, a query) goes through the
+ * one route, after helmet and the request context, and all answer alike: once the plain spelling
+ * had a second entrance of its own ahead of them, and these checks held it to the same answers.
  */
 
 const bed = useTestbed();
@@ -27,7 +28,7 @@ function fixedHeaders(headers: Record<string, unknown>): Record<string, unknown>
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !varying.has(name)));
 }
 
-describe('delivery fast path', () => {
+describe('the delivery route, in every spelling', () => {
   it('when a delivery is stored, then its answer carries the same security headers as any other answer', async () => {
     const other = await request(built.app).get('/nowhere');
     const stored = await sendDelivery(built.app, {
