@@ -1,6 +1,7 @@
 import { PostgresDialect, type ColumnType, type Generated, type Kysely } from 'kysely';
 import pg from 'pg';
 import { PooledKysely } from './prepared-statement.ts';
+import { configDefault } from '../config.ts';
 
 /**
  * One interface per table, matching migrations/. Column types are what the driver hands back:
@@ -202,11 +203,14 @@ export function createDatabase(options: DatabaseOptions): Db {
 
 /** The same, also handing back the pool (for its statistics in metrics). */
 export function createDatabaseWithPool(options: DatabaseOptions): { db: Db; pool: pg.Pool } {
-  const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
+  // Left out (tests, tools): the variables' defaults, from their one declaration.
+  const statementTimeoutMs =
+    options.statementTimeoutMs ?? configDefault('DATABASE_STATEMENT_TIMEOUT_MS');
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolMax,
-    connectionTimeoutMillis: options.connectionTimeoutMs ?? 5000,
+    connectionTimeoutMillis:
+      options.connectionTimeoutMs ?? configDefault('DATABASE_CONNECTION_TIMEOUT_MS'),
     statement_timeout: statementTimeoutMs,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
