@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { LoadResult } from '../load.ts';
+import type { LoadResult } from '../core/load.ts';
 import type { IdleWindow } from '../stored/idle.ts';
 import type { StoredDatabase, StoredPhaseRecord } from '../stored/load-rounds.ts';
 import { renderStored } from '../stored/report.ts';
 import { summariseStored } from '../stored/summary.ts';
-import { parseOptions } from '../options.ts';
+import { parseOptions } from '../core/options.ts';
 
 function load(okPerSecond: number, p99: number): LoadResult {
   const ok = Math.round(okPerSecond * 10);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { LoadResult } from '../load.ts';
-import type { ServerName } from '../options.ts';
-import type { PhaseRecord } from '../rounds.ts';
-import { runtimeOf } from '../runtime.ts';
+import type { LoadResult } from '../core/load.ts';
+import type { ServerName } from '../core/options.ts';
+import type { PhaseRecord } from '../core/rounds.ts';
+import { runtimeOf } from '../core/runtime.ts';
 import { summarise } from '../summary.ts';
 
 function load(overrides: Partial<LoadResult> & { okPerSecond: number; p99?: number }): LoadResult {

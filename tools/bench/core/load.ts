@@ -1,11 +1,9 @@
 import autocannon from 'autocannon';
 import type { DeliveryPool } from './deliveries.ts';
 import type { Pacing } from './options.ts';
-import { drainAt, interceptSends } from './client-hooks.ts';
-import { createPacer, type Pacer } from './pacer.ts';
+import { createPacer, drainAt, interceptSends, type Pacer } from './client-hooks.ts';
 import type { PostgresPids } from './postgres.ts';
 import { startCpuMeter, type CpuUse } from './proc-stats.ts';
-import { percentile } from './stats.ts';
 
 /**
  * One autocannon run against one server, each request with its own pre-signed delivery (body
@@ -147,4 +145,11 @@ export async function runLoad(plan: LoadPlan): Promise<LoadResult> {
     cpu: cpu ?? meter.read(),
     monotonicUs: { start: startedAtUs, end: startedAtUs + elapsedSeconds * 1e6 },
   };
+}
+
+/** Nearest-rank percentile of values sorted ascending; 0 for no values. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return 0;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] ?? 0;
 }
