@@ -42,7 +42,7 @@ export interface LoadResult {
   timeouts: number;
   /** Deliveries sent a second time because the pool ran out (a stored-once server's 200 then stores nothing). */
   reusedDeliveries: number;
-  latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
+  latencyMs: { p50: number; p99: number; max: number };
   /** CPU seconds over the elapsed time. */
   cpu: CpuUse;
   /**
@@ -137,10 +137,8 @@ export async function runLoad(plan: LoadPlan): Promise<LoadResult> {
     reusedDeliveries: plan.reuseDeliveries ? 0 : Math.max(0, handedOut - plan.pool.size),
     latencyMs: {
       p50: percentile(sorted, 50),
-      p90: percentile(sorted, 90),
       p99: percentile(sorted, 99),
-      max: sorted.length > 0 ? (sorted[sorted.length - 1] ?? 0) : 0,
-      mean: sorted.length > 0 ? sorted.reduce((sum, value) => sum + value, 0) / sorted.length : 0,
+      max: percentile(sorted, 100),
     },
     cpu: cpu ?? meter.read(),
     monotonicUs: { start: startedAtUs, end: startedAtUs + elapsedSeconds * 1e6 },

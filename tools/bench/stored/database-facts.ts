@@ -14,27 +14,19 @@ export interface StorageFacts {
   deliveries: number;
   /** pg_total_relation_size summed over the delivery tables. */
   bytes: number;
-  /** The same per table (only tables that hold something). */
-  tables: Record<string, number>;
 }
 
 export async function readStorage(client: pg.Client): Promise<StorageFacts> {
-  const sizes = await client.query<{ name: string; bytes: string }>(
-    `SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes FROM pg_class c
+  const size = await client.query<{ bytes: string }>(
+    `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::text AS bytes FROM pg_class c
        JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')
         AND EXISTS (SELECT 1 FROM pg_attribute a
-                     WHERE a.attrelid = c.oid AND a.attname = $1 AND NOT a.attisdropped)
-      ORDER BY 2 DESC, 1`,
+                     WHERE a.attrelid = c.oid AND a.attname = $1 AND NOT a.attisdropped)`,
     [STORE_KEY.column],
   );
   const count = await client.query<{ n: string }>(`SELECT count(*) AS n FROM "${STORE_KEY.table}"`);
-  const tables = Object.fromEntries(sizes.rows.map((row) => [row.name, Number(row.bytes)]));
-  return {
-    deliveries: Number(count.rows[0]?.n ?? 0),
-    bytes: Object.values(tables).reduce((sum, bytes) => sum + bytes, 0),
-    tables,
-  };
+  return { deliveries: Number(count.rows[0]?.n ?? 0), bytes: Number(size.rows[0]?.bytes ?? 0) };
 }
 
 /** The cluster's WAL insert position (the whole cluster: other databases' writes count too). */
