@@ -1,8 +1,8 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { throughputPhase, warmUp, type RoundsContext } from './core/rounds.ts';
+import { profileDir, type BenchServer } from './core/servers.ts';
 import { summariseProfile, type CpuProfile, type ProfileSummary } from './profile-summary.ts';
-import { throughputPhase, warmUp, type RoundsContext } from './rounds.ts';
-import type { BenchServer } from './server-specs.ts';
 
 /**
  * `npm run bench -- --profile`: each server (the receiver unless --only says otherwise) already
@@ -12,17 +12,7 @@ import type { BenchServer } from './server-specs.ts';
  * not comparable with a normal run's; the shares are what to read.
  */
 
-/** Where a server's profile is written: one directory per server, emptied before it starts. */
-export function profileDir(benchDir: string, server: string): string {
-  return join(benchDir, 'profile', server);
-}
-
-export function prepareProfileDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-}
-
-export interface ProfileResult {
+interface ProfileResult {
   server: string;
   deliveriesPerSecond: number;
   answered200: number;
@@ -32,7 +22,7 @@ export interface ProfileResult {
 
 export async function profileServers(
   ctx: RoundsContext & { benchDir: string; projectDir: string },
-): Promise<ProfileResult[]> {
+): Promise<void> {
   const results: ProfileResult[] = [];
   for (const server of ctx.servers) {
     results.push(await profileOne(ctx, server));
@@ -41,7 +31,6 @@ export async function profileServers(
   const jsonPath = join(ctx.benchDir, 'profile.json');
   writeFileSync(jsonPath, `${JSON.stringify(results, null, 2)}\n`);
   ctx.log(`JSON: ${relative(ctx.projectDir, jsonPath)}`);
-  return results;
 }
 
 async function profileOne(

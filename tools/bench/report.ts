@@ -1,43 +1,80 @@
-import type { MachineFacts } from './machine.ts';
-import type { BenchOptions } from './options.ts';
-import type { PostgresFacts } from './postgres.ts';
-import { describeRuntime } from './runtime.ts';
-import type { Check, ServerSummary, Summary } from './summary.ts';
+import { join } from 'node:path';
+import type { MachineFacts } from './core/machine.ts';
+import type { BenchOptions, ServerName } from './core/options.ts';
+import type { PostgresFacts } from './core/postgres.ts';
+import {
+  describeCode,
+  describeHardware,
+  int,
+  ms,
+  publish,
+  RESULT,
+  table,
+  targetsSection,
+  times,
+} from './core/report.ts';
+import type { PhaseRecord } from './core/rounds.ts';
+import { describeRuntime } from './core/runtime.ts';
+import { SERVER_NAMES } from './core/options.ts';
+import type { MemoryRecord, ServerSummary, Summary } from './summary.ts';
 import { TARGETS } from './summary.ts';
 
-/** The results as markdown: the full section for docs/benchmark.md and a short one for README. */
+/**
+ * The results as markdown (the full section for docs/benchmark.md, a short one for README.md),
+ * printed, written as JSON, and put between the bench markers of both documents. A partial run
+ * (--only) or --no-docs leaves the documents alone, so a quick experiment never replaces the
+ * published figures.
+ */
 
-export interface ReportInput {
+export interface BenchResult {
+  startedAt: Date;
   finishedAt: Date;
   machine: MachineFacts;
   code: { commit: string; uncommittedChanges: boolean };
   postgres: PostgresFacts;
   options: BenchOptions;
+  records: PhaseRecord[];
+  memory: Partial<Record<ServerName, MemoryRecord>>;
   summary: Summary;
 }
 
-const int = (value: number) => Math.round(value).toLocaleString('en-US');
-const ms = (value: number) => value.toFixed(2);
-const mb = (bytes: number | undefined) => (bytes === undefined ? '-' : (bytes / 1e6).toFixed(1));
-const times = (value: number | undefined) => (value === undefined ? '-' : `${value.toFixed(2)}x`);
-export const RESULT = { pass: 'PASS', fail: 'FAIL', 'n/a': 'n/a' } as const;
+const MARKERS = { start: '<!-- bench:start -->', end: '<!-- bench:end -->' };
 
-export function table(header: string[], rows: string[][], alignRightFrom = 1): string {
-  const align = header.map((_, i) => (i >= alignRightFrom ? '---:' : '---'));
-  return [header, align, ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+export async function publishResult(
+  result: BenchResult,
+  dirs: { projectDir: string; benchDir: string },
+  log: (line: string) => void,
+): Promise<void> {
+  const full = renderFull(result);
+  const complete = SERVER_NAMES.every((name) => result.options.only.includes(name));
+  await publish({
+    projectDir: dirs.projectDir,
+    jsonPath: join(dirs.benchDir, 'latest.json'),
+    result,
+    report: full,
+    documents: !result.options.writeDocs
+      ? '--no-docs'
+      : !complete
+        ? 'not all servers measured'
+        : [
+            { file: 'docs/benchmark.md', markers: MARKERS, content: full },
+            { file: 'README.md', markers: MARKERS, content: renderCompact(result) },
+          ],
+    log,
+  });
 }
 
-export function describeRun(input: ReportInput): string {
-  const { machine, postgres, options, code } = input;
+const mb = (bytes: number | undefined) => (bytes === undefined ? '-' : (bytes / 1e6).toFixed(1));
+
+function describeRun(input: BenchResult): string {
+  const { machine, postgres, options } = input;
   const pg = postgres.settings;
-  const changes = code.uncommittedChanges ? ' plus uncommitted changes' : '';
   return (
-    `_${input.finishedAt.toISOString()}, receiver at ${code.commit}${changes}: ` +
+    describeCode(input.finishedAt, input.code) +
     `\`npm run bench\` with ${options.rounds} alternating ` +
     `rounds; throughput phases of ~${options.duration} s at ${options.connections} connections; ` +
     `latency phases of ${options.latencyDuration} s at ${int(options.rate)}/s (${options.pacing} ` +
-    `pacing); medians over rounds. ${machine.cpus} x ${machine.cpuModel}, ` +
-    `${(machine.memoryBytes / 1e9).toFixed(1)} GB, Node ${machine.node}; before the run the ` +
+    `pacing); medians over rounds. ${describeHardware(machine)}; before the run the ` +
     `machine was ${Math.round(machine.busyPercentBeforeRun)}% busy (of ${machine.cpus * 100}%), ` +
     `load average ${machine.loadAverageAtStart.toFixed(2)}; Postgres ${postgres.version} ` +
     `(synchronous_commit=${pg.synchronous_commit ?? '?'}, fsync=${pg.fsync ?? '?'}), ` +
@@ -45,7 +82,7 @@ export function describeRun(input: ReportInput): string {
   );
 }
 
-export function throughputChart(servers: readonly ServerSummary[], width = 40): string {
+function throughputChart(servers: readonly ServerSummary[], width = 40): string {
   const top = Math.max(...servers.map((s) => s.throughput.median), 1);
   const label = Math.max(...servers.map((s) => s.server.length));
   const lines = servers.map((s) => {
@@ -56,15 +93,7 @@ export function throughputChart(servers: readonly ServerSummary[], width = 40): 
   return ['```text', ...lines, '```'].join('\n');
 }
 
-function checksTable(checks: readonly Check[]): string {
-  return table(
-    ['check', 'target', 'measured', 'result'],
-    checks.map((c) => [c.label, c.target, c.actual, RESULT[c.status]]),
-    4,
-  );
-}
-
-export function renderFull(input: ReportInput): string {
+function renderFull(input: BenchResult): string {
   const { summary, options } = input;
   const s = summary.servers;
   const sections = [
@@ -156,13 +185,12 @@ export function renderFull(input: ReportInput): string {
     ),
     runtimeSection(input),
     noiseNote(summary),
-    `**Targets**: ${summary.passed ? 'all met' : 'not all met'}`,
-    checksTable(summary.checks),
+    targetsSection(summary.checks),
   ];
   return sections.join('\n\n');
 }
 
-function runtimeSection({ summary, options }: ReportInput): string {
+function runtimeSection({ summary, options }: BenchResult): string {
   const head =
     summary.runtimeDifferences.length > 0
       ? '**Runtime: NOT LIKE FOR LIKE** (run with --allow-unequal-runtime; the ratios compare ' +
@@ -192,7 +220,7 @@ function noiseNote(summary: Summary): string {
 }
 
 /** The few lines README.md carries; the full tables live in docs/benchmark.md. */
-export function renderCompact(input: ReportInput): string {
+function renderCompact(input: BenchResult): string {
   const { summary, options } = input;
   return [
     describeRun(input),

@@ -3,17 +3,16 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { createCleanup } from './cleanup.ts';
-import { createDeliveryPool } from './deliveries.ts';
-import { describeCode, describeMachine, sampleBusyPercent } from './machine.ts';
-import { parseOptions, USAGE, UsageError } from './options.ts';
-import { listBenchDatabases, readPostgresFacts, withClient } from './postgres.ts';
-import { readMemory } from './proc-stats.ts';
-import { launchServers } from './launch-servers.ts';
+import { createCleanup } from './core/cleanup.ts';
+import { createDeliveryPool } from './core/deliveries.ts';
+import { describeCode, describeMachine, sampleBusyPercent } from './core/machine.ts';
+import { parseOptions, USAGE, UsageError } from './core/options.ts';
+import { listBenchDatabases, readPostgresFacts, withClient } from './core/postgres.ts';
+import { readMemory } from './core/proc-stats.ts';
+import { runRounds, type RoundsContext } from './core/rounds.ts';
+import { BENCH_SERVERS_TSCONFIG, launchServers } from './core/servers.ts';
 import { profileServers } from './profile-run.ts';
-import { publish } from './publish.ts';
-import { runRounds, type RoundsContext } from './rounds.ts';
-import { BENCH_SERVERS_TSCONFIG } from './server-specs.ts';
+import { publishResult } from './report.ts';
 import { runStored } from './stored/run-stored.ts';
 import { summarise } from './summary.ts';
 
@@ -161,10 +160,8 @@ async function main(): Promise<number> {
       memory,
       Object.fromEntries(servers.map((s) => [s.name, s.runtime])),
     );
-    await publish({
-      projectDir: PROJECT_DIR,
-      benchDir,
-      result: {
+    await publishResult(
+      {
         code,
         startedAt,
         finishedAt: new Date(),
@@ -175,8 +172,9 @@ async function main(): Promise<number> {
         memory,
         summary,
       },
+      { projectDir: PROJECT_DIR, benchDir },
       log,
-    });
+    );
     return 0;
   } finally {
     await cleanup.run();

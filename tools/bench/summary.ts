@@ -1,9 +1,17 @@
-import { cpuPerDelivery, type CpuPerDelivery } from './cpu-per-delivery.ts';
-import type { BenchOptions, ServerName } from './options.ts';
-import { otherCpu, postgresCpu } from './proc-stats.ts';
-import type { PhaseRecord } from './rounds.ts';
-import { describeRuntime, runtimeDifferences, type Runtime } from './runtime.ts';
-import { median } from './stats.ts';
+import type { BenchOptions, ServerName } from './core/options.ts';
+import { postgresCpu } from './core/proc-stats.ts';
+import type { PhaseRecord } from './core/rounds.ts';
+import { describeRuntime, runtimeDifferences, type Runtime } from './core/runtime.ts';
+import {
+  failureCount,
+  median,
+  NOISY_OTHER_PERCENT,
+  otherPercent,
+  percentOfCore,
+  summarisePhases,
+  type Check,
+  type PhasesSummary,
+} from './core/summary.ts';
 
 /** Medians over rounds, the ratios between servers, and the targets from the issue. */
 
@@ -14,39 +22,16 @@ export interface MemoryRecord {
   peakRssBytes: number;
 }
 
-export interface ServerSummary {
+export interface ServerSummary extends PhasesSummary {
   server: ServerName;
-  /** 2xx per second at fixed concurrency: median, min, max over rounds, and each round. */
-  throughput: { median: number; min: number; max: number; rounds: number[] };
-  /** At the fixed offered rate: medians over rounds of each round's percentiles. */
-  latency: { p50: number; p99: number; max: number; achievedPerSecond: number };
-  failures: { non2xx: number; errors: number; timeouts: number; reusedDeliveries: number };
-  /** Over every measured phase. */
-  answered200: number;
-  rowsStored: number | undefined;
-  /** Every measured phase stored exactly as many rows as it answered 200 (storing servers). */
-  rowsMatch: boolean | undefined;
   memory: MemoryRecord | undefined;
   /**
    * Median CPU use in the throughput phases, percent of one core: the server, its Postgres
    * processes, the load generator, and everything else on the machine (other people's work).
    */
   cpuPercent: { server: number; postgres: number; generator: number; other: number };
-  /**
-   * CPU milliseconds per delivery answered 200: what a delivery costs the server and Postgres, in
-   * the throughput phases (full load) and the fixed-rate phases. Less sensitive to a shared
-   * machine than deliveries/s.
-   */
-  cpuMsPerDelivery: { throughput: CpuPerDelivery; atRate: CpuPerDelivery };
   /** The Node flags and runtime variables it ran with. */
   runtime: Runtime | undefined;
-}
-
-export interface Check {
-  label: string;
-  target: string;
-  actual: string;
-  status: 'pass' | 'fail' | 'n/a';
 }
 
 export interface Summary {
@@ -63,8 +48,6 @@ export interface Summary {
    */
   interference: { medianOtherPercent: number; noisy: boolean };
 }
-
-export const NOISY_OTHER_PERCENT = 25;
 
 export const TARGETS = {
   /** Receiver / hand-written throughput: must reach this... */
@@ -120,10 +103,6 @@ export function summarise(
   };
 }
 
-function otherPercent({ load }: PhaseRecord): number {
-  return (100 * otherCpu(load.cpu)) / Math.max(load.elapsedSeconds, 1e-9);
-}
-
 /** Ratios are only like for like when every server ran with the same flags and environment. */
 function runtimeCheck(servers: readonly ServerSummary[], differences: string[]): Check {
   const known = servers.flatMap((s) => (s.runtime ? [describeRuntime(s.runtime)] : []));
@@ -148,50 +127,18 @@ function summariseServer(
   runtime: Runtime | undefined,
 ): ServerSummary {
   const throughput = records.filter((record) => record.phase === 'throughput');
-  const latency = records.filter((record) => record.phase === 'latency');
-  const rates = throughput.map((record) => record.load.okPerSecond);
-  const sum = (pick: (record: PhaseRecord) => number) =>
-    records.reduce((total, record) => total + pick(record), 0);
-  const storing = records.some((record) => record.rowsStored !== undefined);
-  const perDelivery = (phases: readonly PhaseRecord[]) =>
-    cpuPerDelivery(
-      phases.map((r) => ({ cpu: r.load.cpu, answered200: r.load.statusCounts['200'] ?? 0 })),
-    );
-  const percentOfCore = (pick: (record: PhaseRecord) => number) =>
-    median(throughput.map((r) => (100 * pick(r)) / Math.max(r.load.elapsedSeconds, 1e-9)));
+  const percent = (pick: (record: PhaseRecord) => number) =>
+    median(throughput.map((r) => percentOfCore(pick(r), r.load.elapsedSeconds)));
   return {
     server,
-    throughput: {
-      median: median(rates),
-      min: Math.min(...rates),
-      max: Math.max(...rates),
-      rounds: rates,
-    },
-    latency: {
-      p50: median(latency.map((record) => record.load.latencyMs.p50)),
-      p99: median(latency.map((record) => record.load.latencyMs.p99)),
-      max: median(latency.map((record) => record.load.latencyMs.max)),
-      achievedPerSecond: median(latency.map((record) => record.load.okPerSecond)),
-    },
-    failures: {
-      non2xx: sum((record) => record.load.non2xx),
-      errors: sum((record) => record.load.errors),
-      timeouts: sum((record) => record.load.timeouts),
-      reusedDeliveries: sum((record) => record.load.reusedDeliveries),
-    },
-    answered200: sum((record) => record.load.statusCounts['200'] ?? 0),
-    rowsStored: storing ? sum((record) => record.rowsStored ?? 0) : undefined,
-    rowsMatch: storing
-      ? records.every((record) => record.rowsStored === (record.load.statusCounts['200'] ?? 0))
-      : undefined,
+    ...summarisePhases(records),
     memory,
     cpuPercent: {
-      server: percentOfCore((record) => record.load.cpu.server),
-      postgres: percentOfCore((record) => postgresCpu(record.load.cpu)),
-      generator: percentOfCore((record) => record.load.cpu.generator),
+      server: percent((record) => record.load.cpu.server),
+      postgres: percent((record) => postgresCpu(record.load.cpu)),
+      generator: percent((record) => record.load.cpu.generator),
       other: median(throughput.map(otherPercent)),
     },
-    cpuMsPerDelivery: { throughput: perDelivery(throughput), atRate: perDelivery(latency) },
     runtime,
   };
 }
@@ -206,11 +153,7 @@ function buildChecks(
   const aim = TARGETS.overHandWrittenAim;
   const p99 = receiver?.latency.p99;
   const peak = receiver?.memory?.peakRssBytes;
-  const failures = servers.map((s) => ({
-    server: s.server,
-    count:
-      s.failures.non2xx + s.failures.errors + s.failures.timeouts + s.failures.reusedDeliveries,
-  }));
+  const failures = servers.map((s) => ({ server: s.server, count: failureCount(s) }));
   const failed = failures.filter((f) => f.count > 0);
   const storing = servers.filter((s) => s.rowsMatch !== undefined);
   const mismatched = storing.filter((s) => !s.rowsMatch);

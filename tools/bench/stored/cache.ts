@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
-import { withClient } from '../postgres.ts';
+import type pg from 'pg';
+import { withClient } from '../core/postgres.ts';
+import { literal } from './catalog.ts';
 import { withHeartbeat, type Progress } from './progress.ts';
 import type { SeedReport } from './seed.ts';
 
@@ -12,14 +13,12 @@ import type { SeedReport } from './seed.ts';
  * deliveries, the schema they were written under (a digest of every migration's name and text)
  * and the seeding's format. A run reuses it when all three match, and seeds it again when the
  * schema changed, when an earlier seeding was interrupted (no marker), or on --reseed. The run
- * never measures on it directly: it measures on a copy (clone.ts), so the cache stays exactly
+ * never measures on it directly: it measures on a copy (cloneStoredDatabase), so the cache stays exactly
  * as seeded. A change to how the receiver writes rows that no migration records needs --reseed.
  */
 
 /** Bump when the seeding writes something different for the same schema. */
 export const SEED_FORMAT = 1;
-
-const PREFIX = 'benchcache_stored_';
 
 export interface CacheMarker {
   format: number;
@@ -40,11 +39,11 @@ export interface StoredCache {
   sizeBytes: number;
 }
 
-export function cacheName(deliveries: number): string {
-  return `${PREFIX}${deliveries}`;
+function cacheName(deliveries: number): string {
+  return `benchcache_stored_${deliveries}`;
 }
 
-export function schemaFingerprint(projectDir: string): string {
+function schemaFingerprint(projectDir: string): string {
   const dir = join(projectDir, 'migrations');
   const hash = createHash('sha256');
   for (const file of readdirSync(dir).sort()) {
@@ -80,7 +79,7 @@ export function decideReuse(
   return { reuse: true };
 }
 
-export interface EnsureInput {
+interface EnsureInput {
   adminUrl: string;
   deliveries: number;
   reseed: boolean;
@@ -94,9 +93,7 @@ export interface EnsureInput {
 export async function ensureStoredDatabase(input: EnsureInput): Promise<StoredCache> {
   const name = cacheName(input.deliveries);
   const schema = schemaFingerprint(input.projectDir);
-  const admin = new pg.Client({ connectionString: input.adminUrl });
-  await admin.connect();
-  try {
+  return withClient(input.adminUrl, async (admin) => {
     // Two runs at once would seed the same database: the second waits for the first.
     await admin.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
     const found = await readMarker(admin, name);
@@ -135,9 +132,7 @@ export async function ensureStoredDatabase(input: EnsureInput): Promise<StoredCa
         'kept for later runs',
     );
     return { name, marker, reused: false, sizeBytes };
-  } finally {
-    await admin.end();
-  }
+  });
 }
 
 async function readMarker(
@@ -168,20 +163,6 @@ async function databaseSize(admin: pg.Client, name: string): Promise<number> {
   return Number(result.rows[0]?.bytes ?? 0);
 }
 
-/** The kept databases, with their sizes, so the operator knows what disk they hold. */
-export async function listStoredCaches(
-  adminUrl: string,
-): Promise<{ name: string; bytes: number }[]> {
-  return withClient(adminUrl, async (client) => {
-    const result = await client.query<{ name: string; bytes: string }>(
-      `SELECT datname AS name, pg_database_size(datname)::text AS bytes FROM pg_database
-        WHERE datname LIKE $1 ORDER BY datname`,
-      [`${PREFIX}%`],
-    );
-    return result.rows.map((row) => ({ name: row.name, bytes: Number(row.bytes) }));
-  });
-}
-
 /**
  * A copy of the kept database for this run to measure on (and write to). FILE_COPY copies the
  * files as they are (visibility maps, statistics, index layout), without writing them to WAL.
@@ -197,8 +178,4 @@ export async function cloneStoredDatabase(
       client.query(`CREATE DATABASE ${clone} TEMPLATE ${cache} STRATEGY FILE_COPY`),
     ),
   );
-}
-
-function literal(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
 }

@@ -124,3 +124,8 @@ async function readForeignKeys(client: pg.Client, oid: number): Promise<ForeignK
 export function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
+
+/** A string as an SQL literal. */
+export function literal(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}

@@ -1,4 +1,4 @@
-import { quoteIdentifier as q } from './catalog.ts';
+import { literal, quoteIdentifier as q } from './catalog.ts';
 import type { PlannedColumn, Rule, TablePlan } from './copy-plan.ts';
 
 /**
@@ -118,8 +118,4 @@ export function suffixWidth(shape: Pick<CopyShape, 'deliveries' | 'templateDeliv
 function timeShift(k: string, shape: CopyShape): string {
   const last = copyCount(shape) - 1;
   return `(${k} - ${last}) * interval '${shape.stepSeconds.toFixed(3)} seconds'`;
-}
-
-function literal(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
 }

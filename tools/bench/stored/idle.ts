@@ -1,7 +1,13 @@
-import { postgresPids, withClient } from '../postgres.ts';
-import { readMachineBusySeconds, cpuSecondsIfAlive } from '../proc-stats.ts';
-import type { BenchServer } from '../server-specs.ts';
-import { clusterCpuSeconds, parentPid, processCpuSeconds } from './cpu-clock.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { postgresPids, withClient } from '../core/postgres.ts';
+import {
+  clusterCpuSeconds,
+  cpuOfNewPids,
+  parentPid,
+  preciseCpuSeconds,
+  readMachineBusySeconds,
+} from '../core/proc-stats.ts';
+import type { BenchServer } from '../core/servers.ts';
 import { pairOrder, type StoredDatabase } from './load-rounds.ts';
 
 /**
@@ -32,7 +38,7 @@ export interface IdleWindow {
   };
 }
 
-export interface IdleContext {
+interface IdleContext {
   adminUrl: string;
   /** The cluster's postmaster (findPostmaster), looked up before anything is measured. */
   postmaster: number;
@@ -72,29 +78,20 @@ async function watch(
 ): Promise<IdleWindow> {
   const pid = server.process.pid;
   const backends = await postgresPids(ctx.adminUrl, ctx.databases[database]);
-  const backendCpu = () =>
-    backends.backends.reduce((sum, backend) => sum + (processCpuSeconds(backend) ?? 0), 0);
-  const before = {
-    receiver: processCpuSeconds(pid) ?? 0,
+  const read = () => ({
+    receiver: preciseCpuSeconds(pid) ?? 0,
     postgres: clusterCpuSeconds(postmaster),
-    backends: backendCpu(),
+    backends: backends.backends.reduce((sum, b) => sum + (preciseCpuSeconds(b) ?? 0), 0),
     machine: readMachineBusySeconds(),
     at: performance.now(),
-  };
+  });
+  const before = read();
   await sleep(ctx.windowSeconds * 1000);
-  const after = {
-    receiver: processCpuSeconds(pid) ?? 0,
-    postgres: clusterCpuSeconds(postmaster),
-    backends: backendCpu(),
-    machine: readMachineBusySeconds(),
-    at: performance.now(),
-  };
+  const after = read();
   // Connections the receiver opened during the window (its pool grows back after an idle
   // timeout) count in full, as in the load phases.
   const later = await postgresPids(ctx.adminUrl, ctx.databases[database]);
-  const born = later.backends
-    .filter((backend) => !backends.backends.includes(backend))
-    .reduce((sum, backend) => sum + (cpuSecondsIfAlive(backend) ?? 0), 0);
+  const born = cpuOfNewPids(backends.backends, later.backends);
   const exit = server.process.exitReport();
   if (exit) throw new Error(`the receiver stopped during its idle window: ${exit}`);
   return {
@@ -139,8 +136,4 @@ function describeWindow(window: IdleWindow | undefined): string {
     `receiver ${ms(window.cpu.receiver)}, Postgres ${ms(window.cpu.postgres)} ` +
     `(its backends ${ms(window.cpu.postgresBackends)}), machine ${ms(window.cpu.machine)}`
   );
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

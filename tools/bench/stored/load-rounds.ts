@@ -1,20 +1,25 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
-import type { DeliveryPool } from '../deliveries.ts';
-import type { BenchOptions } from '../options.ts';
-import { describePhase } from '../phase-log.ts';
+import type { DeliveryPool } from '../core/deliveries.ts';
+import type { BenchOptions } from '../core/options.ts';
+import type { StoreProbe } from '../core/postgres.ts';
 import {
+  describePhase,
   latencyPhase,
   throughputPhase,
   warmUp,
   type PhaseName,
   type PhaseRecord,
   type RoundsContext,
-} from '../rounds.ts';
-import type { BenchServer } from '../server-specs.ts';
-import { readStorage, walBytesBetween, walPosition, type StorageFacts } from './database-facts.ts';
-import { waitForFeedPositions } from './feed-positions.ts';
-import type { GrowthProbe } from './growth-probe.ts';
-import { createPoolCursor, type PoolView } from './pool-cursor.ts';
+} from '../core/rounds.ts';
+import type { BenchServer } from '../core/servers.ts';
+import {
+  readStorage,
+  waitForFeedPositions,
+  walBytesBetween,
+  walPosition,
+  type StorageFacts,
+} from './database-facts.ts';
 
 /**
  * The loaded half of --stored: the same receiver build on the empty and on the large database,
@@ -32,11 +37,15 @@ import { createPoolCursor, type PoolView } from './pool-cursor.ts';
 export type StoredDatabase = 'empty' | 'large';
 
 export interface StoredTarget {
-  database: StoredDatabase;
-  /** Its store probe counts the phase's rows: emptied after (empty) or counted from (large). */
+  /** A receiver on the database, with its store probe. */
   server: BenchServer;
   /** The harness's own connection to the database: feed positions, sizes, WAL. */
   client: pg.Client;
+}
+
+interface Target extends StoredTarget {
+  database: StoredDatabase;
+  store: NonNullable<BenchServer['store']>;
   /** The large database's probe: rebased after each phase instead of emptied. */
   growth?: GrowthProbe;
 }
@@ -49,9 +58,9 @@ export interface StoredPhaseRecord extends PhaseRecord {
   storage: StorageFacts;
 }
 
-export interface StoredRoundsContext {
+interface StoredRoundsContext {
   options: BenchOptions;
-  targets: { empty: StoredTarget; large: StoredTarget };
+  targets: Record<StoredDatabase, StoredTarget>;
   pool: DeliveryPool;
   log: (line: string) => void;
 }
@@ -61,7 +70,16 @@ export function pairOrder(round: number): StoredDatabase[] {
 }
 
 export async function runStoredRounds(ctx: StoredRoundsContext): Promise<StoredPhaseRecord[]> {
-  const { options, targets } = ctx;
+  const { options } = ctx;
+  const prepare = (database: StoredDatabase): Target => {
+    const { server, client } = ctx.targets[database];
+    if (!server.store) throw new Error('the receiver has no store');
+    if (database === 'empty') return { database, server, client, store: server.store };
+    const growth = createGrowthProbe(server.store.probe);
+    const store = { ...server.store, probe: growth };
+    return { database, server: { ...server, store }, client, store, growth };
+  };
+  const targets = { empty: prepare('empty'), large: prepare('large') };
   const cursor = createPoolCursor(ctx.pool);
   const settled = new Map<StoredDatabase, { walEnd: string; storage: StorageFacts }>();
   const rounds = (view: PoolView): RoundsContext => ({
@@ -70,11 +88,11 @@ export async function runStoredRounds(ctx: StoredRoundsContext): Promise<StoredP
     pool: view,
     log: ctx.log,
     settle: async (server) => {
-      const target = server === targets.empty.server ? targets.empty : targets.large;
-      settled.set(target.database, await settle(target));
+      const settling = server === targets.empty.server ? targets.empty : targets.large;
+      settled.set(settling.database, await settle(settling));
     },
   });
-  await targets.large.growth?.rebase(targets.large.server.store?.table ?? '');
+  await targets.large.growth?.rebase(targets.large.store.table);
 
   const estimate = new Map<StoredDatabase, number>();
   for (const database of pairOrder(1)) {
@@ -128,15 +146,14 @@ export async function runStoredRounds(ctx: StoredRoundsContext): Promise<StoredP
   return records;
 }
 
-async function settle(target: StoredTarget): Promise<{ walEnd: string; storage: StorageFacts }> {
+async function settle(target: Target): Promise<{ walEnd: string; storage: StorageFacts }> {
   await waitForFeedPositions(target.client);
   const walEnd = await walPosition(target.client);
   const storage = await readStorage(target.client);
-  const store = target.server.store;
-  if (target.growth) await target.growth.rebase(store?.table ?? '');
-  else await store?.probe.truncateAll();
+  if (target.growth) await target.growth.rebase(target.store.table);
+  else await target.store.probe.truncateAll();
   await target.client.query('CHECKPOINT');
-  await new Promise((resolve) => setTimeout(resolve, 250));
+  await sleep(250);
   return { walEnd, storage };
 }
 
@@ -147,4 +164,80 @@ function describeStorage(record: StoredPhaseRecord): string {
   const { deliveries, bytes } = record.storage;
   const size = deliveries > 0 ? `${Math.round(bytes / deliveries).toLocaleString('en-US')} B` : '-';
   return `; WAL ${wal}/delivery, ${size} stored/delivery (${deliveries.toLocaleString('en-US')} held)`;
+}
+
+/**
+ * The large database's store probe: the rows a phase stored are the rows counted now minus
+ * those counted after the previous phase (the seeded deliveries stay), and it is never emptied.
+ */
+interface GrowthProbe extends StoreProbe {
+  /** Counts the rows now: the next phase's rows are counted from here. */
+  rebase(table: string): Promise<void>;
+}
+
+function createGrowthProbe(probe: StoreProbe): GrowthProbe {
+  let baseline = 0;
+  return {
+    count: async (table) => (await probe.count(table)) - baseline,
+    rebase: async (table) => {
+      baseline = await probe.count(table);
+    },
+    truncateAll: () =>
+      Promise.reject(new Error('the large database is never emptied: that would undo its seeding')),
+    close: () => probe.close(),
+  };
+}
+
+/**
+ * Hands out fresh deliveries for the large database. Its rows are kept between phases (emptying
+ * it would undo the seeding), so a delivery it has stored must never be sent to it again: each
+ * phase gets a view of the pool that starts after the last delivery an earlier view handed out.
+ * The empty database is emptied between phases, so a pair's two phases can share one view and
+ * send exactly the same deliveries.
+ */
+
+interface PoolView extends DeliveryPool {
+  /** Index in the whole pool of the view's first delivery. */
+  readonly start: number;
+  /** How many of the view's deliveries were handed out so far (highest index asked + 1). */
+  readonly used: number;
+}
+
+export function createPoolCursor(pool: DeliveryPool): {
+  /** A view from the first delivery no earlier view used. */
+  view(): PoolView;
+  /** Moves past everything `view` handed out. */
+  consume(view: PoolView): void;
+  /** Index in the whole pool of the next fresh delivery. */
+  readonly next: number;
+} {
+  let next = 0;
+  return {
+    view: () => poolView(pool, next),
+    consume(view) {
+      next = Math.max(next, view.start + view.used);
+    },
+    get next() {
+      return next;
+    },
+  };
+}
+
+/** The pool from `start` on: index 0 of the view is delivery `start` of the pool. */
+function poolView(pool: DeliveryPool, start: number): PoolView {
+  let used = 0;
+  return {
+    start,
+    get size() {
+      return Math.max(0, pool.size - start);
+    },
+    get used() {
+      return used;
+    },
+    at(index) {
+      used = Math.max(used, index + 1);
+      return pool.at(start + index);
+    },
+    ensure: (count) => pool.ensure(start + count),
+  };
 }

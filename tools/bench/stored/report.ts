@@ -1,43 +1,89 @@
-import type { MachineFacts } from '../machine.ts';
-import type { BenchOptions } from '../options.ts';
-import type { PostgresFacts } from '../postgres.ts';
-import { RESULT, table } from '../report.ts';
+import { join } from 'node:path';
+import type { MachineFacts } from '../core/machine.ts';
+import type { BenchOptions } from '../core/options.ts';
+import type { PostgresFacts } from '../core/postgres.ts';
+import type { MemoryStats } from '../core/proc-stats.ts';
+import {
+  describeCode,
+  describeHardware,
+  int,
+  ms,
+  publish,
+  table,
+  targetsSection,
+  times,
+} from '../core/report.ts';
+import type { Spread } from '../core/summary.ts';
 import type { StoredCache } from './cache.ts';
-import { IDLE_SETTLE_SECONDS } from './idle.ts';
-import type { DatabaseSummary, Spread, StoredSummary } from './summary.ts';
+import type { StorageFacts } from './database-facts.ts';
+import { IDLE_SETTLE_SECONDS, type IdleWindow } from './idle.ts';
+import type { StoredPhaseRecord } from './load-rounds.ts';
+import type { SeedReport } from './seed.ts';
+import type { DatabaseSummary, StoredSummary } from './summary.ts';
 
-/** The --stored results as markdown, in the style of the normal run's report. */
+/**
+ * The --stored results as markdown, in the style of the normal run's report: printed, written
+ * with everything measured to .data/bench/stored.json, and put between the bench-stored markers
+ * of docs/benchmark.md unless --no-docs.
+ */
 
-export interface StoredReportInput {
+export interface StoredResult {
+  startedAt: Date;
   finishedAt: Date;
   machine: MachineFacts;
   code: { commit: string; uncommittedChanges: boolean };
   postgres: PostgresFacts;
   options: BenchOptions;
   cache: StoredCache;
+  /** When this run seeded the database: how (tables, keys, timings). */
+  seed: SeedReport | undefined;
+  largeAtStart: StorageFacts;
+  records: StoredPhaseRecord[];
+  idle: IdleWindow[];
+  memory: Record<'empty' | 'large', MemoryStats>;
   summary: StoredSummary;
 }
 
-const int = (value: number) => Math.round(value).toLocaleString('en-US');
-const ms = (value: number) => value.toFixed(2);
+type ReportInput = Pick<
+  StoredResult,
+  'finishedAt' | 'machine' | 'code' | 'postgres' | 'options' | 'cache' | 'summary'
+>;
+
+const MARKERS = { start: '<!-- bench-stored:start -->', end: '<!-- bench-stored:end -->' };
+
+export async function publishStored(
+  result: StoredResult,
+  dirs: { projectDir: string; benchDir: string },
+  log: (line: string) => void,
+): Promise<void> {
+  const report = renderStored(result);
+  await publish({
+    projectDir: dirs.projectDir,
+    jsonPath: join(dirs.benchDir, 'stored.json'),
+    result,
+    report,
+    documents: result.options.writeDocs
+      ? [{ file: 'docs/benchmark.md', markers: MARKERS, content: report }]
+      : '--no-docs',
+    log,
+  });
+}
+
 const bytes = (value: number | undefined) => (value === undefined ? '-' : `${int(value)} B`);
-const times = (value: number | undefined) =>
-  value === undefined || !Number.isFinite(value) ? '-' : `${value.toFixed(2)}x`;
 const ratioOf = (large: number | undefined, empty: number | undefined) =>
   large === undefined || empty === undefined || empty === 0 ? undefined : large / empty;
 const range = (s: Spread) => `${int(s.median)} (${int(s.min)}-${int(s.max)})`;
 const pairs = (s: Spread) =>
   `**${times(s.median)}** (pairs ${s.min.toFixed(2)}-${s.max.toFixed(2)})`;
 
-export function describeStoredRun(input: StoredReportInput): string {
-  const { machine, postgres, options, code, cache } = input;
+function describeStoredRun(input: ReportInput): string {
+  const { machine, postgres, options, cache } = input;
   const pg = postgres.settings;
-  const changes = code.uncommittedChanges ? ' plus uncommitted changes' : '';
   const seeded = cache.reused
     ? `reused from an earlier run (seeded ${cache.marker.seededAt} at ${cache.marker.commit})`
     : `seeded in this run in ${cache.marker.seedSeconds} s`;
   return (
-    `_${input.finishedAt.toISOString()}, receiver at ${code.commit}${changes}: ` +
+    describeCode(input.finishedAt, input.code) +
     `\`npm run bench -- --stored=${options.stored ?? 0}\`: the same receiver build on an empty ` +
     `database and on one holding ${int(cache.marker.deliveries)} deliveries (real rows: ` +
     `${int(cache.marker.templateDeliveries)} stored by the receiver, copied with every unique ` +
@@ -45,15 +91,14 @@ export function describeStoredRun(input: StoredReportInput): string {
     `${options.rounds} alternating rounds: throughput phases of ~${options.duration} s at ` +
     `${options.connections} connections, fixed-rate phases of ${options.latencyDuration} s at ` +
     `${int(options.rate)}/s (${options.pacing} pacing), idle windows of ${options.idleDuration} s ` +
-    `after ${IDLE_SETTLE_SECONDS} s of settling. ${machine.cpus} x ${machine.cpuModel}, ` +
-    `${(machine.memoryBytes / 1e9).toFixed(1)} GB, Node ${machine.node}; Postgres ` +
+    `after ${IDLE_SETTLE_SECONDS} s of settling. ${describeHardware(machine)}; Postgres ` +
     `${postgres.version} (synchronous_commit=${pg.synchronous_commit ?? '?'}, ` +
     `shared_buffers=${pg.shared_buffers ?? '?'}, autovacuum=${pg.autovacuum ?? '?'}), ` +
     `database pool ${options.poolMax}._`
   );
 }
 
-export function renderStored(input: StoredReportInput): string {
+export function renderStored(input: ReportInput): string {
   const { summary, options } = input;
   const { empty, large, ratios } = summary;
   const cpu = (s: DatabaseSummary) =>
@@ -152,18 +197,13 @@ export function renderStored(input: StoredReportInput): string {
       1,
     ),
     `**Errors**: empty ${describeFailures(empty)}; large ${describeFailures(large)}. ` +
-      `**Rows stored vs 200s**: empty ${int(empty.rowsStored)} / ${int(empty.answered200)}, ` +
-      `large ${int(large.rowsStored)} / ${int(large.answered200)}` +
+      `**Rows stored vs 200s**: empty ${int(empty.rowsStored ?? 0)} / ${int(empty.answered200)}, ` +
+      `large ${int(large.rowsStored ?? 0)} / ${int(large.answered200)}` +
       (empty.rowsMatch && large.rowsMatch
         ? ', equal in every phase.'
         : ', NOT equal in every phase.'),
     noiseNote(summary),
-    `**Targets**: ${summary.passed ? 'all met' : 'not all met'}`,
-    table(
-      ['check', 'target', 'measured', 'result'],
-      summary.checks.map((c) => [c.label, c.target, c.actual, RESULT[c.status]]),
-      4,
-    ),
+    targetsSection(summary.checks),
   ].join('\n\n');
 }
 

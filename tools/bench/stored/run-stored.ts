@@ -1,31 +1,24 @@
 import type { KeyObject } from 'node:crypto';
 import pg from 'pg';
-import type { Cleanup } from '../cleanup.ts';
-import type { DeliveryPool } from '../deliveries.ts';
-import { launchServers } from '../launch-servers.ts';
-import type { MachineFacts } from '../machine.ts';
-import type { BenchOptions } from '../options.ts';
+import type { Cleanup } from '../core/cleanup.ts';
+import type { DeliveryPool } from '../core/deliveries.ts';
+import type { MachineFacts } from '../core/machine.ts';
+import type { BenchOptions } from '../core/options.ts';
 import {
   benchDatabaseName,
   createBenchDatabase,
   databaseUrl,
   dropBenchDatabase,
   type PostgresFacts,
-} from '../postgres.ts';
-import { readMemory } from '../proc-stats.ts';
-import type { BenchServer } from '../server-specs.ts';
-import {
-  cloneStoredDatabase,
-  ensureStoredDatabase,
-  listStoredCaches,
-  type StoredCache,
-} from './cache.ts';
+} from '../core/postgres.ts';
+import { readMemory } from '../core/proc-stats.ts';
+import { launchServers, type BenchServer } from '../core/servers.ts';
+import { cloneStoredDatabase, ensureStoredDatabase, type StoredCache } from './cache.ts';
 import { readStorage } from './database-facts.ts';
-import { createGrowthProbe } from './growth-probe.ts';
 import { findPostmaster, measureIdle } from './idle.ts';
-import { runStoredRounds, type StoredDatabase, type StoredTarget } from './load-rounds.ts';
+import { runStoredRounds, type StoredDatabase } from './load-rounds.ts';
 import { withHeartbeat, stderrProgress } from './progress.ts';
-import { publishStored } from './publish.ts';
+import { publishStored } from './report.ts';
 import { seedDatabase, type SeedReport } from './seed.ts';
 import { summariseStored } from './summary.ts';
 
@@ -37,10 +30,10 @@ import { summariseStored } from './summary.ts';
  * 2. a copy of it for this run to write to, and a fresh empty database;
  * 3. a receiver on each, the loaded rounds in alternating pairs (load-rounds.ts);
  * 4. the idle windows, one receiver at a time (idle.ts);
- * 5. the ratios against the issue's targets (summary.ts), printed and written (publish.ts).
+ * 5. the ratios against the issue's targets (summary.ts), printed and written (report.ts).
  */
 
-export interface StoredRunInput {
+interface StoredRunInput {
   options: BenchOptions & { stored: number };
   projectDir: string;
   benchDir: string;
@@ -84,14 +77,6 @@ export async function runStored(input: StoredRunInput): Promise<void> {
   };
 
   const postmaster = await findPostmaster(adminUrl);
-  const kept = await listStoredCaches(adminUrl);
-  if (kept.length > 0) {
-    log(
-      `seeded databases kept by earlier runs: ${kept
-        .map((c) => `${c.name} (${(c.bytes / 1e9).toFixed(2)} GB)`)
-        .join(', ')}`,
-    );
-  }
   let seed: SeedReport | undefined;
   const cache = await ensureStoredDatabase({
     adminUrl,
@@ -129,24 +114,21 @@ export async function runStored(input: StoredRunInput): Promise<void> {
     launch(databases.large, 'receiver-large'),
     input.pool.ensure(options.connections * 200),
   ]);
-  const growth = large.store && createGrowthProbe(large.store.probe);
-  if (!empty.store || !large.store || !growth) throw new Error('the receiver has no store');
-  const targets: Record<StoredDatabase, StoredTarget> = {
-    empty: { database: 'empty', server: empty, client: clients.empty },
-    large: {
-      database: 'large',
-      server: { ...large, store: { ...large.store, probe: growth } },
-      client: clients.large,
-      growth,
+  const records = await runStoredRounds({
+    options,
+    targets: {
+      empty: { server: empty, client: clients.empty },
+      large: { server: large, client: clients.large },
     },
-  };
-  const records = await runStoredRounds({ options, targets, pool: input.pool, log });
+    pool: input.pool,
+    log,
+  });
   const memory = { empty: readMemory(empty.process.pid), large: readMemory(large.process.pid) };
   await Promise.all([empty.process.stop(), large.process.stop()]);
 
   // The idle windows start from the same tidy state on both: the empty database empty, both
   // vacuumed (so no autovacuum owed to the load lands in a window) and checkpointed.
-  await empty.store.probe.truncateAll();
+  await empty.store?.probe.truncateAll();
   for (const database of ['empty', 'large'] as const) {
     await withHeartbeat(progress, `VACUUM ANALYZE of the ${database} database`, () =>
       clients[database].query('VACUUM (ANALYZE)'),
@@ -164,11 +146,8 @@ export async function runStored(input: StoredRunInput): Promise<void> {
   });
 
   const summary = summariseStored({ records, idle, largeAtStart, rate: options.rate });
-  await publishStored({
-    projectDir: input.projectDir,
-    benchDir: input.benchDir,
-    log,
-    result: {
+  await publishStored(
+    {
       startedAt: input.startedAt,
       finishedAt: new Date(),
       machine: input.machine,
@@ -183,7 +162,9 @@ export async function runStored(input: StoredRunInput): Promise<void> {
       memory,
       summary,
     },
-  });
+    input,
+    log,
+  );
   log(
     `kept for later runs: ${cache.name} (${(cache.sizeBytes / 1e9).toFixed(2)} GB); ` +
       `DROP DATABASE ${cache.name} frees it`,

@@ -1,7 +1,7 @@
-import pg from 'pg';
-import { createDeliveryPool, FIRST_WEBHOOK_ID } from '../deliveries.ts';
-import { runLoad } from '../load.ts';
-import { databaseUrl } from '../postgres.ts';
+import type pg from 'pg';
+import { createDeliveryPool, FIRST_WEBHOOK_ID } from '../core/deliveries.ts';
+import { runLoad } from '../core/load.ts';
+import { databaseUrl, withClient } from '../core/postgres.ts';
 import { quoteIdentifier as q, readTables, type TableInfo } from './catalog.ts';
 import {
   isRewrite,
@@ -9,11 +9,10 @@ import {
   planTable,
   SPREAD_DAYS,
   type ColumnFacts,
-  type DeliveryKey,
   type TablePlan,
 } from './copy-plan.ts';
 import { copyCount, type CopyShape } from './copy-sql.ts';
-import { waitForFeedPositions } from './feed-positions.ts';
+import { STORE_KEY, waitForFeedPositions } from './database-facts.ts';
 import { moveTemplate, multiplyTemplate, snapshotTemplate } from './multiply.ts';
 import { withHeartbeat, type Progress } from './progress.ts';
 import { applyReferences, type ReferenceFinding } from './references.ts';
@@ -28,7 +27,7 @@ import { readTemplateFacts } from './template-facts.ts';
  */
 
 /** Deliveries the receiver stores itself; the rest are copies of them. */
-export const TEMPLATE_DELIVERIES = 2_000;
+const TEMPLATE_DELIVERIES = 2_000;
 
 /**
  * The template's delivery numbers start here: its Webhookids, TransactionIds and bodies (and so
@@ -36,15 +35,13 @@ export const TEMPLATE_DELIVERIES = 2_000;
  */
 export const SEED_FIRST_INDEX = 1_000_000_000;
 
-export const STORE_KEY: DeliveryKey = { table: 'webhook_deliveries', column: 'webhook_id' };
-
-export interface SeedReceiver {
+interface SeedReceiver {
   url: string;
   pid: number;
   stop(): Promise<void>;
 }
 
-export interface SeedInput {
+interface SeedInput {
   adminUrl: string;
   /** Created, empty (the receiver migrates it). */
   database: string;
@@ -74,9 +71,7 @@ export async function seedDatabase(input: SeedInput): Promise<SeedReport> {
   await storeTemplate(input, template);
   const templateSeconds = (performance.now() - started) / 1000;
 
-  const client = new pg.Client({ connectionString: databaseUrl(input.adminUrl, input.database) });
-  await client.connect();
-  try {
+  return withClient(databaseUrl(input.adminUrl, input.database), async (client) => {
     const firstDeliveryId = BigInt(FIRST_WEBHOOK_ID + SEED_FIRST_INDEX);
     await checkTemplate(client, firstDeliveryId, template);
     const shape: CopyShape = {
@@ -138,9 +133,7 @@ export async function seedDatabase(input: SeedInput): Promise<SeedReport> {
         vacuum: (performance.now() - vacuuming) / 1000,
       },
     };
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /** The template through the real receiver: signed, over HTTP, every one answered 200. */
@@ -167,15 +160,7 @@ async function storeTemplate(input: SeedInput, template: number): Promise<void> 
           `${load.timeouts} timeouts)`,
       );
     }
-    const client = new pg.Client({
-      connectionString: databaseUrl(input.adminUrl, input.database),
-    });
-    await client.connect();
-    try {
-      await waitForFeedPositions(client);
-    } finally {
-      await client.end();
-    }
+    await withClient(databaseUrl(input.adminUrl, input.database), waitForFeedPositions);
   } finally {
     await receiver.stop();
   }

@@ -1,7 +1,15 @@
-import { cpuPerDelivery, type CpuPerDelivery } from '../cpu-per-delivery.ts';
-import { otherCpu } from '../proc-stats.ts';
-import { median } from '../stats.ts';
-import { NOISY_OTHER_PERCENT, type Check } from '../summary.ts';
+import {
+  failureCount,
+  median,
+  NOISY_OTHER_PERCENT,
+  otherPercent,
+  percentOfCore,
+  spread,
+  summarisePhases,
+  type Check,
+  type PhasesSummary,
+  type Spread,
+} from '../core/summary.ts';
 import type { StorageFacts } from './database-facts.ts';
 import type { IdleWindow } from './idle.ts';
 import type { StoredDatabase, StoredPhaseRecord } from './load-rounds.ts';
@@ -15,7 +23,7 @@ import type { StoredDatabase, StoredPhaseRecord } from './load-rounds.ts';
  * a ratio of two such numbers moves a lot from pair to pair.
  */
 
-export const STORED_TARGETS = {
+const STORED_TARGETS = {
   /** Throughput on the large database at least this share of the empty one's. */
   throughput: 0.95,
   /** p99 at the fixed rate at most this multiple of the empty one's. */
@@ -24,18 +32,7 @@ export const STORED_TARGETS = {
   idlePostgres: 1.2,
 } as const;
 
-export interface Spread {
-  median: number;
-  min: number;
-  max: number;
-  /** One per round, in round order. */
-  values: number[];
-}
-
-export interface DatabaseSummary {
-  throughput: Spread;
-  latency: { p50: number; p99: number; max: number; achievedPerSecond: number };
-  cpuMsPerDelivery: { throughput: CpuPerDelivery; atRate: CpuPerDelivery };
+export interface DatabaseSummary extends PhasesSummary {
   /** WAL written per delivery stored, all phases of a kind pooled; undefined if none stored. */
   walBytesPerDelivery: { throughput: number | undefined; atRate: number | undefined };
   /**
@@ -52,10 +49,6 @@ export interface DatabaseSummary {
     postgresMsPerSecond: number;
     backendsMsPerSecond: number;
   };
-  failures: { non2xx: number; errors: number; timeouts: number; reusedDeliveries: number };
-  answered200: number;
-  rowsStored: number;
-  rowsMatch: boolean;
 }
 
 export interface StoredSummary {
@@ -78,7 +71,7 @@ export interface StoredSummary {
   interference: { medianOtherPercent: number; idleMedianOtherPercent: number; noisy: boolean };
 }
 
-export interface StoredSummaryInput {
+interface StoredSummaryInput {
   records: readonly StoredPhaseRecord[];
   idle: readonly IdleWindow[];
   /** The large database as the run found it, before any load. */
@@ -97,7 +90,7 @@ export function summariseStored(input: StoredSummaryInput): StoredSummary {
     input.idle.filter((w) => w.database === database).reduce((sum, w) => sum + pick(w), 0);
   const idleRatio = (pick: (w: IdleWindow) => number) => ({
     total: idleTotal('large', pick) / idleTotal('empty', pick),
-    pairs: idlePairs(input.idle).map(([e, l]) => pick(l) / pick(e)),
+    pairs: pairUp(input.idle).map(([e, l]) => pick(l) / pick(e)),
   });
   const ratios = {
     throughput: pairs('throughput', (r) => r.load.okPerSecond),
@@ -106,14 +99,10 @@ export function summariseStored(input: StoredSummaryInput): StoredSummary {
     idleReceiver: idleRatio((w) => w.cpu.receiver),
   };
   const checks = buildChecks(input.rate, empty, large, ratios);
-  const medianOtherPercent = median(
-    input.records.map((r) => (100 * otherCpu(r.load.cpu)) / Math.max(r.load.elapsedSeconds, 1e-9)),
-  );
+  const medianOtherPercent = median(input.records.map(otherPercent));
   const idleMedianOtherPercent = median(
-    input.idle.map(
-      (w) =>
-        (100 * Math.max(0, w.cpu.machine - w.cpu.receiver - w.cpu.postgres)) /
-        Math.max(w.seconds, 1e-9),
+    input.idle.map((w) =>
+      percentOfCore(Math.max(0, w.cpu.machine - w.cpu.receiver - w.cpu.postgres), w.seconds),
     ),
   );
   return {
@@ -130,41 +119,22 @@ export function summariseStored(input: StoredSummaryInput): StoredSummary {
   };
 }
 
-/** The (empty, large) records of each round, matched by round. */
-function pairUp(records: readonly StoredPhaseRecord[]): [StoredPhaseRecord, StoredPhaseRecord][] {
-  return records.flatMap((record) => {
-    if (record.database !== 'empty') return [];
-    const partner = records.find((r) => r.database === 'large' && r.round === record.round);
-    return partner ? [[record, partner] as [StoredPhaseRecord, StoredPhaseRecord]] : [];
+/** The (empty, large) records or windows of each round, matched by round. */
+function pairUp<T extends { database: StoredDatabase; round: number }>(
+  items: readonly T[],
+): [T, T][] {
+  return items.flatMap((item) => {
+    if (item.database !== 'empty') return [];
+    const partner = items.find((i) => i.database === 'large' && i.round === item.round);
+    return partner ? [[item, partner] as [T, T]] : [];
   });
-}
-
-function idlePairs(windows: readonly IdleWindow[]): [IdleWindow, IdleWindow][] {
-  return windows.flatMap((window) => {
-    if (window.database !== 'empty') return [];
-    const partner = windows.find((w) => w.database === 'large' && w.round === window.round);
-    return partner ? [[window, partner] as [IdleWindow, IdleWindow]] : [];
-  });
-}
-
-function spread(values: number[]): Spread {
-  return {
-    median: median(values),
-    min: Math.min(...values),
-    max: Math.max(...values),
-    values,
-  };
 }
 
 function summariseDatabase(database: StoredDatabase, input: StoredSummaryInput): DatabaseSummary {
   const records = input.records.filter((r) => r.database === database);
   const throughput = records.filter((r) => r.phase === 'throughput');
-  const latency = records.filter((r) => r.phase === 'latency');
   const sum = (list: readonly StoredPhaseRecord[], pick: (r: StoredPhaseRecord) => number) =>
     list.reduce((total, r) => total + pick(r), 0);
-  const answered = (r: StoredPhaseRecord) => r.load.statusCounts['200'] ?? 0;
-  const perDelivery = (list: readonly StoredPhaseRecord[]) =>
-    cpuPerDelivery(list.map((r) => ({ cpu: r.load.cpu, answered200: answered(r) })));
   const walPerDelivery = (list: readonly StoredPhaseRecord[]) => {
     const stored = sum(list, (r) => r.rowsStored ?? 0);
     return stored > 0 ? sum(list, (r) => r.walBytes) / stored : undefined;
@@ -178,17 +148,10 @@ function summariseDatabase(database: StoredDatabase, input: StoredSummaryInput):
     idleSeconds > 0 ? (1000 * windows.reduce((total, w) => total + pick(w), 0)) / idleSeconds : 0;
   const start = database === 'large' ? input.largeAtStart : undefined;
   return {
-    throughput: spread(throughput.map((r) => r.load.okPerSecond)),
-    latency: {
-      p50: median(latency.map((r) => r.load.latencyMs.p50)),
-      p99: median(latency.map((r) => r.load.latencyMs.p99)),
-      max: median(latency.map((r) => r.load.latencyMs.max)),
-      achievedPerSecond: median(latency.map((r) => r.load.okPerSecond)),
-    },
-    cpuMsPerDelivery: { throughput: perDelivery(throughput), atRate: perDelivery(latency) },
+    ...summarisePhases(records),
     walBytesPerDelivery: {
       throughput: walPerDelivery(throughput),
-      atRate: walPerDelivery(latency),
+      atRate: walPerDelivery(records.filter((r) => r.phase === 'latency')),
     },
     bytesPerDelivery:
       database === 'large'
@@ -204,15 +167,6 @@ function summariseDatabase(database: StoredDatabase, input: StoredSummaryInput):
       postgresMsPerSecond: idleRate((w) => w.cpu.postgres),
       backendsMsPerSecond: idleRate((w) => w.cpu.postgresBackends),
     },
-    failures: {
-      non2xx: sum(records, (r) => r.load.non2xx),
-      errors: sum(records, (r) => r.load.errors),
-      timeouts: sum(records, (r) => r.load.timeouts),
-      reusedDeliveries: sum(records, (r) => r.load.reusedDeliveries),
-    },
-    answered200: sum(records, answered),
-    rowsStored: sum(records, (r) => r.rowsStored ?? 0),
-    rowsMatch: records.every((r) => r.rowsStored === answered(r)),
   };
 }
 
@@ -226,8 +180,7 @@ function buildChecks(
     Number.isFinite(value)
       ? `${value.toFixed(2)}x${range ? ` (pairs ${range.min.toFixed(2)}-${range.max.toFixed(2)})` : ''}`
       : 'not measured';
-  const failures = (s: DatabaseSummary) =>
-    s.failures.non2xx + s.failures.errors + s.failures.timeouts + s.failures.reusedDeliveries;
+  const failures = failureCount;
   const idle = ratios.idlePostgres.total;
   return [
     {
@@ -257,8 +210,8 @@ function buildChecks(
     {
       label: 'rows stored = 200s answered, every phase',
       target: 'equal',
-      actual: `empty ${empty.rowsStored}/${empty.answered200}, large ${large.rowsStored}/${large.answered200}`,
-      status: empty.rowsMatch && large.rowsMatch ? 'pass' : 'fail',
+      actual: `empty ${empty.rowsStored ?? 0}/${empty.answered200}, large ${large.rowsStored ?? 0}/${large.answered200}`,
+      status: empty.rowsMatch === true && large.rowsMatch === true ? 'pass' : 'fail',
     },
   ];
 }

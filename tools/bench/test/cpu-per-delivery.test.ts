@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cpuPerDelivery } from '../cpu-per-delivery.ts';
+import { cpuPerDelivery } from '../core/summary.ts';
 
 const cpu = (server: number, backends: number, background: number) => ({
   server,

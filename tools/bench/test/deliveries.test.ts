@@ -1,6 +1,6 @@
 import { generateKeyPairSync, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createDeliveryPool } from '../deliveries.ts';
+import { createDeliveryPool } from '../core/deliveries.ts';
 
 describe('createDeliveryPool', () => {
   it('when grown, then every delivery is a distinct, correctly signed NPPReceivePayment of 400-600 bytes', async () => {
@@ -8,7 +8,6 @@ describe('createDeliveryPool', () => {
     const pool = createDeliveryPool({
       privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
       secret: 'Basic c2VjcmV0',
-      workers: 2,
     });
     await pool.ensure(150);
     await pool.ensure(301);

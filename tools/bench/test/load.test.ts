@@ -2,8 +2,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createDeliveryPool, type DeliveryPool } from '../deliveries.ts';
-import { runLoad } from '../load.ts';
+import { createDeliveryPool, type DeliveryPool } from '../core/deliveries.ts';
+import { runLoad } from '../core/load.ts';
 
 /** A local server that records when each delivery arrived and which Webhookid it carried. */
 async function recordingServer(delayMs = 0) {

@@ -2,12 +2,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  END_MARKER,
-  replaceBetweenMarkers,
-  START_MARKER,
-  updateMarkedSection,
-} from '../markers.ts';
+import { replaceBetweenMarkers as replaceMarked } from '../../common/markers.ts';
+import { updateMarkedSection } from '../core/report.ts';
+
+const START_MARKER = '<!-- bench:start -->';
+const END_MARKER = '<!-- bench:end -->';
+const MARKERS = { start: START_MARKER, end: END_MARKER };
+const replaceBetweenMarkers = (document: string, content: string) =>
+  replaceMarked(document, content, MARKERS);
 
 describe('replaceBetweenMarkers', () => {
   it('when both markers are present, then only the text between them is replaced', () => {
@@ -48,7 +50,9 @@ describe('updateMarkedSection', () => {
   it('when the file has the markers, then the new section is written formatted as Prettier would', async () => {
     const path = join(dir, 'with-markers.md');
     writeFileSync(path, `# Doc\n\n${START_MARKER}\n\nold\n\n${END_MARKER}\n`);
-    expect(await updateMarkedSection(path, '| a | bb |\n|---|---|\n| 1 | 2 |', dir)).toBe(true);
+    expect(await updateMarkedSection(path, '| a | bb |\n|---|---|\n| 1 | 2 |', dir, MARKERS)).toBe(
+      true,
+    );
     expect(readFileSync(path, 'utf8')).toBe(
       `# Doc\n\n${START_MARKER}\n\n| a   | bb  |\n| --- | --- |\n| 1   | 2   |\n\n${END_MARKER}\n`,
     );
@@ -58,7 +62,7 @@ describe('updateMarkedSection', () => {
     const path = join(dir, 'without-markers.md');
     const text = '# Doc\n\n|a|b|\n|-|-|\n';
     writeFileSync(path, text);
-    expect(await updateMarkedSection(path, 'new', dir)).toBe(false);
+    expect(await updateMarkedSection(path, 'new', dir, MARKERS)).toBe(false);
     expect(readFileSync(path, 'utf8')).toBe(text);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ADMIN_DATABASE_URL, parseOptions, UsageError } from '../options.ts';
+import { DEFAULT_ADMIN_DATABASE_URL, parseOptions, UsageError } from '../core/options.ts';
 
 describe('parseOptions', () => {
   it('when no flag is given, then the defaults of a full run apply', () => {

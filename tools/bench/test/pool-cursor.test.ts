@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Delivery, DeliveryPool } from '../deliveries.ts';
-import { createPoolCursor } from '../stored/pool-cursor.ts';
+import type { Delivery, DeliveryPool } from '../core/deliveries.ts';
+import { createPoolCursor } from '../stored/load-rounds.ts';
 
 /** A pool whose deliveries name their own index, growing on demand like the real one. */
 function countingPool(): DeliveryPool {

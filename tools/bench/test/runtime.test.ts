@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { runtimeDifferences, runtimeOf, runtimeOfStartScript, sharedRuntime } from '../runtime.ts';
+import {
+  runtimeDifferences,
+  runtimeOf,
+  runtimeOfStartScript,
+  sharedRuntime,
+} from '../core/runtime.ts';
 
 const START_PROD = 'MALLOC_ARENA_MAX=2 node --max-semi-space-size=2 dist/src/cli/serve.js';
 

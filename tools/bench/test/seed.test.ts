@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCleanup } from '../cleanup.ts';
-import { DEFAULT_ADMIN_DATABASE_URL } from '../options.ts';
-import { createBenchDatabase, databaseUrl, dropBenchDatabase } from '../postgres.ts';
-import { launchServer } from '../server-specs.ts';
+import { createCleanup } from '../core/cleanup.ts';
+import { DEFAULT_ADMIN_DATABASE_URL } from '../core/options.ts';
+import { createBenchDatabase, databaseUrl, dropBenchDatabase } from '../core/postgres.ts';
+import { launchServer } from '../core/servers.ts';
 import { readTables } from '../stored/catalog.ts';
 import { seedDatabase, SEED_FIRST_INDEX, type SeedReport } from '../stored/seed.ts';
-import { FIRST_WEBHOOK_ID } from '../deliveries.ts';
+import { FIRST_WEBHOOK_ID } from '../core/deliveries.ts';
 
 /**
  * The seeding of `--stored`, for real: the receiver (src/cli/serve.ts under tsx, no build needed)

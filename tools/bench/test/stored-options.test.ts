@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseOptions, UsageError } from '../options.ts';
-import { parseDeliveryCount } from '../stored/delivery-count.ts';
+import { parseDeliveryCount, parseOptions, UsageError } from '../core/options.ts';
 
 describe('parseDeliveryCount', () => {
   it.each([

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { LoadResult } from '../load.ts';
-import type { ServerName } from '../options.ts';
-import type { PhaseRecord } from '../rounds.ts';
-import { runtimeOf } from '../runtime.ts';
+import type { LoadResult } from '../core/load.ts';
+import type { ServerName } from '../core/options.ts';
+import type { PhaseRecord } from '../core/rounds.ts';
+import { runtimeOf } from '../core/runtime.ts';
 import { summarise } from '../summary.ts';
 
 function load(overrides: Partial<LoadResult> & { okPerSecond: number; p99?: number }): LoadResult {
@@ -16,7 +16,7 @@ function load(overrides: Partial<LoadResult> & { okPerSecond: number; p99?: numb
     errors: 0,
     timeouts: 0,
     reusedDeliveries: 0,
-    latencyMs: { p50: 1, p90: 2, p99: overrides.p99 ?? 5, max: 9, mean: 1.5 },
+    latencyMs: { p50: 1, p99: overrides.p99 ?? 5, max: 9 },
     cpu: { server: 8, generator: 2, postgresBackends: 2, postgresBackground: 1, machine: 15 },
     monotonicUs: { start: 0, end: 10e6 },
     ...overrides,

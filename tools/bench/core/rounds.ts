@@ -1,13 +1,10 @@
 import type { DeliveryPool } from './deliveries.ts';
 import { waitForQuiet } from './machine.ts';
-import { runLoad, type LoadPlan } from './load.ts';
+import { runLoad, type LoadPlan, type LoadResult } from './load.ts';
 import type { BenchOptions, ServerName } from './options.ts';
-import { postgresPids, type PostgresPids } from './postgres.ts';
-import { cpuSecondsIfAlive } from './proc-stats.ts';
-import { describePhase, type PhaseName, type PhaseRecord } from './phase-log.ts';
-
-export type { PhaseName, PhaseRecord } from './phase-log.ts';
-import type { BenchServer } from './server-specs.ts';
+import { postgresPids } from './postgres.ts';
+import { cpuOfNewPids, otherCpu, postgresCpu } from './proc-stats.ts';
+import type { BenchServer } from './servers.ts';
 
 /**
  * The measuring loop. Rounds alternate the servers (receiver, hand-written, bare, receiver, ...)
@@ -16,6 +13,21 @@ import type { BenchServer } from './server-specs.ts';
  * phase (closed loop at fixed concurrency, fixed duration) and a fixed-rate latency phase per
  * round.
  */
+
+export type PhaseName = 'throughput' | 'latency';
+
+export interface PhaseRecord {
+  server: ServerName;
+  round: number;
+  phase: PhaseName;
+  load: LoadResult;
+  /** Rows the server's database holds after the phase (storing servers only). */
+  rowsStored?: number;
+  /** The phase ran out of pre-signed deliveries before its duration (still exact, just shorter). */
+  endedEarly?: boolean;
+  /** With --wait-quiet: how long the phase waited for the machine, and whether it got quiet. */
+  quietWait?: { waitedSeconds: number; busyPercent: number; quiet: boolean };
+}
 
 export interface RoundsContext {
   options: BenchOptions;
@@ -139,12 +151,8 @@ async function measure(
   // A pool reconnects after its idle timeout, autovacuum starts workers: processes born during
   // the phase count in full.
   const after = await postgresPids(options.adminDatabaseUrl, database);
-  const born = (kind: keyof PostgresPids) =>
-    after[kind]
-      .filter((pid) => !before[kind].includes(pid))
-      .reduce((total, pid) => total + (cpuSecondsIfAlive(pid) ?? 0), 0);
-  load.cpu.postgresBackends += born('backends');
-  load.cpu.postgresBackground += born('background');
+  load.cpu.postgresBackends += cpuOfNewPids(before.backends, after.backends);
+  load.cpu.postgresBackground += cpuOfNewPids(before.background, after.background);
   const exit = server.process.exitReport();
   if (exit) throw new Error(`${server.name} stopped during the ${phase.name} phase: ${exit}`);
 
@@ -159,4 +167,38 @@ async function measure(
   }
   await ctx.settle(server);
   return record;
+}
+
+/** One line per measured phase, printed as the run goes. */
+export function describePhase(
+  record: PhaseRecord | undefined,
+  label = record?.server ?? '',
+): string {
+  if (!record) return '';
+  const { load } = record;
+  const failures = load.non2xx + load.errors + load.timeouts;
+  const answered200 = load.statusCounts['200'] ?? 0;
+  const stored =
+    record.rowsStored === undefined
+      ? ''
+      : `, rows ${record.rowsStored}${record.rowsStored === answered200 ? ' = 200s' : ` != 200s ${answered200}`}`;
+  const head = `round ${record.round} ${label.padEnd(12)} ${record.phase.padEnd(10)}`;
+  const { cpu } = load;
+  const core = (seconds: number) => `${Math.round((100 * seconds) / load.elapsedSeconds)}%`;
+  const other = otherCpu(cpu);
+  return (
+    `${head} ${Math.round(load.okPerSecond)}/s in ${load.elapsedSeconds.toFixed(1)} s` +
+    `${record.endedEarly ? ' (pre-signed deliveries ran out)' : ''}${describeWait(record)}, ` +
+    `p50 ${load.latencyMs.p50.toFixed(2)} ms, p99 ${load.latencyMs.p99.toFixed(2)} ms, ` +
+    `failures ${failures}${stored}; CPU server ${core(cpu.server)} pg ${core(postgresCpu(cpu))} ` +
+    `generator ${core(cpu.generator)} other ${core(other)}`
+  );
+}
+
+function describeWait({ quietWait }: PhaseRecord): string {
+  if (!quietWait) return '';
+  const waited = `${quietWait.waitedSeconds.toFixed(1)} s`;
+  return quietWait.quiet
+    ? ` (after ${waited} waiting for quiet)`
+    : ` (machine still ${Math.round(quietWait.busyPercent)}% busy after ${waited})`;
 }

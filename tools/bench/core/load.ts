@@ -1,11 +1,9 @@
 import autocannon from 'autocannon';
 import type { DeliveryPool } from './deliveries.ts';
 import type { Pacing } from './options.ts';
-import { drainAt, interceptSends } from './client-hooks.ts';
-import { createPacer, type Pacer } from './pacer.ts';
+import { createPacer, drainAt, interceptSends, type Pacer } from './client-hooks.ts';
 import type { PostgresPids } from './postgres.ts';
 import { startCpuMeter, type CpuUse } from './proc-stats.ts';
-import { percentile } from './stats.ts';
 
 /**
  * One autocannon run against one server, each request with its own pre-signed delivery (body
@@ -44,7 +42,7 @@ export interface LoadResult {
   timeouts: number;
   /** Deliveries sent a second time because the pool ran out (a stored-once server's 200 then stores nothing). */
   reusedDeliveries: number;
-  latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
+  latencyMs: { p50: number; p99: number; max: number };
   /** CPU seconds over the elapsed time. */
   cpu: CpuUse;
   /**
@@ -139,12 +137,17 @@ export async function runLoad(plan: LoadPlan): Promise<LoadResult> {
     reusedDeliveries: plan.reuseDeliveries ? 0 : Math.max(0, handedOut - plan.pool.size),
     latencyMs: {
       p50: percentile(sorted, 50),
-      p90: percentile(sorted, 90),
       p99: percentile(sorted, 99),
-      max: sorted.length > 0 ? (sorted[sorted.length - 1] ?? 0) : 0,
-      mean: sorted.length > 0 ? sorted.reduce((sum, value) => sum + value, 0) / sorted.length : 0,
+      max: percentile(sorted, 100),
     },
     cpu: cpu ?? meter.read(),
     monotonicUs: { start: startedAtUs, end: startedAtUs + elapsedSeconds * 1e6 },
   };
+}
+
+/** Nearest-rank percentile of values sorted ascending; 0 for no values. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return 0;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] ?? 0;
 }
