@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setTimeout as delay } from 'node:timers/promises';
-import { databaseUrl, withClient } from '../bench/postgres.ts';
-import { readMemory } from '../bench/proc-stats.ts';
-import { freePort, startServer, type RunningServer } from '../bench/server-process.ts';
+import { databaseUrl, withClient } from '../bench/core/postgres.ts';
+import { readMemory } from '../bench/core/proc-stats.ts';
+import { startServer, type RunningServer } from '../bench/core/servers.ts';
+import { freePort } from '../common/free-port.ts';
 import { bombBody, openGzipStallers, openTricklers, type AttackOptions } from './attacks.ts';
 
 /**

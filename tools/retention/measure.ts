@@ -24,7 +24,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { paymentBody } from '../bench/payment-body.ts';
+import { paymentBody } from '../bench/core/deliveries.ts';
 
 const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const SEED_BATCH = 5000;
