@@ -1,4 +1,7 @@
+import type { TypedTableName } from '../../lib/database/database.ts';
 import { canonicalAmount, toUnits } from '../../lib/decimal-money.ts';
+
+export type { TypedTableName };
 
 /**
  * The data contract, in one place: every field of every modelled event, as the platform names
@@ -265,10 +268,6 @@ export type RowOf<F extends FieldSpec> = {
     S in F as S extends { kind: 'date-time' } ? `${S['key']}Local` | `${S['key']}Text` : S['key']
   ]: S extends { required: true } ? string : string | null;
 };
-
-/** The typed tables, one per row kind. */
-export type TypedTableName =
-  'npp_payments' | 'payto_payments' | 'credit_rejections' | 'direct_credits';
 
 /** The Postgres type of a typed-row column, as information_schema names it. */
 export type ColumnSqlType = 'text' | 'numeric' | 'timestamp without time zone';
