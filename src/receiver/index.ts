@@ -23,6 +23,18 @@ export {
 export { decodeBody } from './delivery/decode-body.ts';
 export { duplicate, quarantined } from './delivery/delivery-answers.ts';
 export { parseWebhookId } from './delivery/webhook-id.ts';
+export {
+  type ColumnSpec,
+  columnName,
+  contractOf,
+  type FieldKind,
+  type FieldSpec,
+  sampleRecord,
+  samplePayload,
+  TYPED_ROW_CONTRACTS,
+  type TypedRowContract,
+  type TypedTableName,
+} from './events/data-contract.ts';
 export { isWellFormedEventName } from './events/event-name.ts';
 export { parseMoney } from './events/money.ts';
 export { findEventModel } from './events/registry.ts';

@@ -14,7 +14,8 @@ import {
 import { createConfiguredKeySource } from '../../src/receiver/verification/key-source.ts';
 import { parsePublicKey } from '../../src/receiver/verification/public-key.ts';
 import { bodyBytes, freshWebhookId, sendDelivery } from '../support/deliveries.ts';
-import { nppPayment, rejectionRecord } from '../support/sample-bodies.ts';
+import { samplePayload, TYPED_ROW_CONTRACTS } from '../../src/receiver/events/data-contract.ts';
+import { nppPayment, rejectionRecord, sampleRow } from '../support/sample-bodies.ts';
 import { buildTestApp, type TestApp } from '../support/test-app.ts';
 import { useTestbed } from '../support/testbed.ts';
 
@@ -66,6 +67,47 @@ describe('every field of the contract in a typed column', () => {
     const [delivery] = await bed.database.query('SELECT warnings FROM webhook_deliveries');
     expect(delivery).toEqual({ warnings: [] });
   });
+
+  it.each(TYPED_ROW_CONTRACTS.map((contract) => [contract.table, contract] as const))(
+    "when %s is read from the catalogue, then it has a column of the contract's type for every field, and no other",
+    async (table, contract) => {
+      const columns = await bed.database.query<{ column: string; type: string; nullable: string }>(
+        `SELECT column_name AS column, data_type AS type, is_nullable AS nullable
+         FROM information_schema.columns
+         WHERE table_schema = current_schema() AND table_name = $1`,
+        [table],
+      );
+      const byName = new Map(columns.map((column) => [column.column, column]));
+      expect(
+        contract.columns.map((c) => [
+          c.column,
+          byName.get(c.column)?.type,
+          byName.get(c.column)?.nullable,
+        ]),
+      ).toEqual(contract.columns.map((c) => [c.column, c.sqlType, c.nullable ? 'YES' : 'NO']));
+      expect(columns.map((column) => column.column).sort()).toEqual(
+        [...contract.columns.map((c) => c.column), ...contract.deliveryColumns].sort(),
+      );
+    },
+  );
+
+  it.each(
+    TYPED_ROW_CONTRACTS.flatMap((contract) =>
+      contract.events.map((event) => [event, contract] as const),
+    ),
+  )(
+    'when the sample %s is delivered, then every column of its row holds the example of its field',
+    async (event, contract) => {
+      await send(event, samplePayload(event) as object).expect(200);
+      const [row] = await bed.database.rows(contract.table);
+      const expected = sampleRow(event);
+      expect(Object.fromEntries(contract.columns.map((c) => [c.column, row?.[c.column]]))).toEqual(
+        Object.fromEntries(contract.columns.map((c) => [c.column, expected[c.key]])),
+      );
+      const [delivery] = await bed.database.query('SELECT warnings FROM webhook_deliveries');
+      expect(delivery).toEqual({ warnings: [] });
+    },
+  );
 
   it('when the published USIScheme spelling is sent, then it fills usi_creditor_scheme', async () => {
     await send('NPPReceivePayment', nppPayment({ USIScheme: 'USI' })).expect(200);

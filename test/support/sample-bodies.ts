@@ -1,3 +1,4 @@
+import { contractOf } from '../../src/receiver/events/data-contract.ts';
 import type { NppPaymentRow } from '../../src/receiver/events/types.ts';
 
 /** Small valid bodies built in code, so each test states exactly what it sends. */
@@ -27,33 +28,26 @@ export function rejectionRecord(overrides: Record<string, unknown> = {}): Record
 
 /** A payment row with every optional column null (for tests that build rows directly). */
 export function emptyPaymentRow(): NppPaymentRow {
+  const columns = contractOf('NPPReceivePayment')?.columns ?? [];
   return {
+    ...Object.fromEntries(columns.map((column) => [column.key, null])),
     transactionId: '',
     amount: '0',
-    dateTimeLocal: null,
-    dateTimeText: null,
-    endToEndId: null,
-    receiptNumber: null,
-    payId: null,
-    payIdName: null,
-    remitterName: null,
-    bsb: null,
-    accountNumber: null,
-    accountName: null,
-    sourceBsb: null,
-    sourceAccountNumber: null,
-    sourceAccountName: null,
-    remittanceInformation: null,
-    creditorReferenceInformation: null,
-    reconciliationRuleReference: null,
-    categoryPurposeCode: null,
-    ultimateCreditorName: null,
-    usiNumber: null,
-    usiCreditorScheme: null,
-    ledgerAccountNumber: null,
-    ledgerUniqueReference: null,
-    refundInboundAmount: null,
-    refundAmount: null,
-    refundId: null,
-  };
+  } as NppPaymentRow;
+}
+
+/**
+ * The row the event's `samplePayload` should become, keyed by row key: each column holds its
+ * field's example (a date-time's `...Local` the example read as Sydney wall-clock time).
+ */
+export function sampleRow(eventName: string): Record<string, string> {
+  const columns = contractOf(eventName)?.columns ?? [];
+  return Object.fromEntries(
+    columns.map(({ key, field }) => [
+      key,
+      key.endsWith('Local') && field.kind === 'date-time'
+        ? field.example.replace('T', ' ')
+        : field.example,
+    ]),
+  );
 }

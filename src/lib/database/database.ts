@@ -17,16 +17,27 @@ export interface WebhookDeliveriesTable {
   modelled: boolean;
   received_at: Timestamptz;
   body_sha256: string;
-  raw_body: Buffer;
+  /** Null once retention has pruned the delivery (migration 2026-11-24T06-00-00). */
+  raw_body: Buffer | null;
   payload: ColumnType<unknown, string | null, never>;
   content_type: string | null;
-  headers: ColumnType<Record<string, string>, string, never>;
+  headers: ColumnType<Record<string, string> | null, string, never>;
   request_id: string | null;
   remote_address: string | null;
   signing_key_fingerprint: string | null;
   /** [{path, message}]: optional fields stored as null because they could not be read. */
   warnings: ColumnType<{ path: string; message: string }[], string | undefined, never>;
+  /** When retention cleared raw_body, headers and payload (null: not yet). */
+  pruned_at: ColumnType<Date | null, never, never>;
 }
+
+/**
+ * The typed tables: one row per payment or rejection record, one column per field of the data
+ * contract (src/receiver/events/data-contract.ts; src/receiver/storage/typed-row-sql.ts checks
+ * at compile time that the interfaces below declare exactly its columns, with its types).
+ */
+export type TypedTableName =
+  'npp_payments' | 'payto_payments' | 'credit_rejections' | 'direct_credits';
 
 export interface NppPaymentsTable {
   transaction_id: string;
@@ -138,7 +149,7 @@ export interface DirectCreditBatchesTable {
 /** A business key re-sent with other content; the first typed row is never changed. */
 export interface ConflictsTable {
   id: Generated<string>;
-  table_name: 'npp_payments' | 'payto_payments' | 'credit_rejections' | 'direct_credits';
+  table_name: TypedTableName;
   event_name: string;
   business_key: string;
   first_webhook_id: string;
@@ -165,6 +176,12 @@ export interface QuarantinedDeliveriesTable {
   request_id: string | null;
   remote_address: string | null;
   signing_key_fingerprint: string | null;
+  /** How an operator dealt with it (migration 2026-11-24T02-00-00); null while open. */
+  handled_at: ColumnType<Date | null, never, Date | null>;
+  handling: ColumnType<'redriven' | 'marked' | null, never, 'redriven' | 'marked' | null>;
+  handled_note: ColumnType<string | null, never, string | null>;
+  /** When retention cleared a handled row's body and headers (null: not yet). */
+  pruned_at: ColumnType<Date | null, never, Date | null>;
 }
 
 export interface Database {

@@ -4,7 +4,8 @@ import { canonicalAmount, toUnits } from '../../lib/decimal-money.ts';
 import { parseMoney } from './money.ts';
 import { isAbsent } from './optional-string.ts';
 import { accept, refuse, type Parsed } from './parsed.ts';
-import { isPlainObject, readRecord, type Report, type RowOf, type Same } from './record-reader.ts';
+import { DIRECT_CREDIT_DETAILS, DIRECT_CREDIT_FIELDS } from './data-contract.ts';
+import { isPlainObject, readRecord, type Report } from './record-reader.ts';
 import type {
   DirectCreditBatchRow,
   DirectCreditRow,
@@ -16,37 +17,11 @@ import type {
 /**
  * InboundDirectCredit: money in over the direct-entry (BECS) rail. The platform sends the
  * credits in batches, several times a day, one object per batch:
- * `{TotalCount, TotalAmount, DirectCreditDetails: [record, …]}`. Each record, field by field,
- * as the public reference names them (PascalCase). Unknown fields stay in the raw body.
+ * `{TotalCount, TotalAmount, DirectCreditDetails: [record, …]}`. Each record is read field by
+ * field as data-contract.ts lists them (DIRECT_CREDIT_FIELDS). Unknown fields stay in the raw
+ * body.
  */
-const DIRECT_CREDIT_FIELDS = [
-  { key: 'transactionId', from: ['TransactionId'], kind: 'identifier', required: true },
-  { key: 'amount', from: ['Amount'], kind: 'money', required: true },
-  // Text with leading zeros ("0000000212749"); a JSON number becomes its digits.
-  { key: 'batchId', from: ['BatchId'], kind: 'identifier' },
-  { key: 'dateTime', from: ['DateTime'], kind: 'date-time' },
-  { key: 'bsb', from: ['Bsb'], kind: 'text' }, // the receiving account
-  // A JSON number in the published example, a string in the schema: both kept as text.
-  { key: 'accountNumber', from: ['AccountNumber'], kind: 'text' },
-  { key: 'accountName', from: ['AccountName'], kind: 'text' },
-  { key: 'transactionCode', from: ['TransactionCode'], kind: 'text' }, // "50"
-  { key: 'lodgementRef', from: ['LodgementRef'], kind: 'text' }, // the payer's reference
-  { key: 'remitterName', from: ['RemitterName'], kind: 'text' }, // the payer
-  { key: 'nameOfUserSupplyingFile', from: ['NameOfUserSupplyingFile'], kind: 'text' },
-  { key: 'numberOfUserSupplyingFile', from: ['NumberOfUserSupplyingFile'], kind: 'text' },
-  { key: 'descriptionOfEntriesOnFile', from: ['DescriptionOfEntriesOnFile'], kind: 'text' },
-  { key: 'indicator', from: ['Indicator'], kind: 'text' }, // blank, W, X or Y
-  { key: 'withholdingTaxAmount', from: ['WithholdingTaxAmount'], kind: 'money' },
-  { key: 'sourceBsb', from: ['SourceBsb'], kind: 'text' }, // the payer's account
-  { key: 'sourceAccountNumber', from: ['SourceAccountNumber'], kind: 'text' },
-  { key: 'receiptNumber', from: ['ReceiptNumber'], kind: 'identifier' },
-] as const;
-
-// Compile-time: the specs fill exactly the row direct_credits stores.
-const rowMatches: Same<RowOf<(typeof DIRECT_CREDIT_FIELDS)[number]>, DirectCreditRow> = true;
-void rowMatches;
-
-const DETAILS = 'DirectCreditDetails';
+const DETAILS = DIRECT_CREDIT_DETAILS;
 /** TotalCount lands in an `integer` column. */
 const MAX_COUNT = 2_147_483_647;
 

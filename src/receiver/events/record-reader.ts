@@ -5,29 +5,7 @@ import { parseIdentifier } from './identifier.ts';
 import { parseMoney } from './money.ts';
 import { checkStorable, isAbsent, parseText } from './optional-string.ts';
 import type { Parsed } from './parsed.ts';
-
-export type FieldKind = 'identifier' | 'text' | 'money' | 'date-time';
-
-/**
- * One provider field and the column(s) it fills. `from` lists the provider's spellings (the
- * published examples say USIScheme where the interface document says USICreditorScheme); the
- * first one that holds a value is read. A date-time fills two columns, `<key>Local` (Sydney
- * wall-clock) and `<key>Text` (as sent).
- */
-export interface FieldSpec {
-  readonly key: string;
-  readonly from: readonly string[];
-  readonly kind: FieldKind;
-  /** Required fields are the contract's reasons to refuse; every other field is lenient. */
-  readonly required?: true;
-}
-
-/** The row a list of specs produces, so a model's row type is checked against its specs. */
-export type RowOf<F extends FieldSpec> = {
-  [
-    S in F as S extends { kind: 'date-time' } ? `${S['key']}Local` | `${S['key']}Text` : S['key']
-  ]: S extends { required: true } ? string : string | null;
-};
+import type { FieldKind, FieldSpec } from './data-contract.ts';
 
 /** True when A and B are the same type (used for compile-time checks of row shapes). */
 export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

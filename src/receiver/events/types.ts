@@ -1,118 +1,36 @@
+import type {
+  DIRECT_CREDIT_FIELDS,
+  PAYMENT_FIELDS,
+  PAYTO_FIELDS,
+  REFUND_FIELDS,
+  REJECTION_FIELDS,
+  RowOf,
+} from './data-contract.ts';
+
 /**
  * What the event layer hands to storage. Models turn a parsed JSON body into these rows;
  * storage writes them without knowing any provider field names (each key is its column's name
- * in camelCase: `payIdName` is `pay_id_name`).
- *
- * Conventions shared by every row:
- * - money is a decimal string with up to 4 places ("10.5", "0.0001"), never a number;
- * - a provider date-time becomes `...Local`, Sydney wall-clock time as
- *   "YYYY-MM-DD HH:MM:SS[.ffffff]" (no zone: the provider sends none), with the
- *   original text kept in `...Text`;
- * - an optional field the provider sent as absent, null or "" is null, and so is one that
- *   could not be read (with a warning on the delivery).
+ * in camelCase: `payIdName` is `pay_id_name`). The row types are computed from the field specs
+ * of data-contract.ts, which also states the conventions every row shares (money as a decimal
+ * string, a date-time as `...Local` and `...Text`, null for an absent or unreadable optional).
  */
 
+type Refund = (typeof REFUND_FIELDS)[number];
+
 /** Every NPPReceivePayment field of the interface document, and RefundDetails' three parts. */
-export interface NppPaymentRow {
-  transactionId: string;
-  amount: string;
-  dateTimeLocal: string | null;
-  dateTimeText: string | null;
-  endToEndId: string | null;
-  receiptNumber: string | null;
-  payId: string | null;
-  payIdName: string | null;
-  remitterName: string | null;
-  bsb: string | null;
-  accountNumber: string | null;
-  accountName: string | null;
-  sourceBsb: string | null;
-  sourceAccountNumber: string | null;
-  sourceAccountName: string | null;
-  /** PaymentDescription. */
-  remittanceInformation: string | null;
-  creditorReferenceInformation: string | null;
-  reconciliationRuleReference: string | null;
-  categoryPurposeCode: string | null;
-  ultimateCreditorName: string | null;
-  usiNumber: string | null;
-  /** USICreditorScheme, or USIScheme as the published examples spell it. */
-  usiCreditorScheme: string | null;
-  ledgerAccountNumber: string | null;
-  ledgerUniqueReference: string | null;
-  refundInboundAmount: string | null;
-  refundAmount: string | null;
-  refundId: string | null;
-}
+export type NppPaymentRow = RowOf<(typeof PAYMENT_FIELDS)[number] | Refund>;
 
 /** PayToReceivePayment: the NPPReceivePayment fields and three of its own. */
-export interface PayToPaymentRow extends NppPaymentRow {
-  mmsId: string | null;
-  initiatingPartyName: string | null;
-  nppInstructionId: string | null;
-}
+export type PayToPaymentRow = RowOf<(typeof PAYTO_FIELDS)[number] | Refund>;
 
-/** Every field of the rejection record (column names in comments where they differ). */
-export interface CreditRejectionRow {
-  /** id */
-  rejectionId: string;
-  amount: string;
-  batchId: string | null;
-  dateTimeLocal: string | null;
-  dateTimeText: string | null;
-  transactionType: string | null;
-  transactionCode: string | null;
-  status: string | null;
-  /** reason */
-  rejectionReason: string | null;
-  bsb: string | null;
-  accountNumber: string | null;
-  accountName: string | null;
-  payId: string | null;
-  payIdName: string | null;
-  /** lodgementRef */
-  reference: string | null;
-  endToEndId: string | null;
-  remitterName: string | null;
-  sourceBsb: string | null;
-  sourceAccountNumber: string | null;
-  sourceAccountName: string | null;
-  indicator: string | null;
-  withholdingTaxAmount: string | null;
-  nameOfUserSupplyingFile: string | null;
-  numberOfUserSupplyingFile: string | null;
-  descriptionOfEntriesOnFile: string | null;
-  ledgerAccountNumber: string | null;
-  ledgerUniqueReference: string | null;
-}
+/** Every field of the rejection record. */
+export type CreditRejectionRow = RowOf<(typeof REJECTION_FIELDS)[number]>;
 
 /**
  * One InboundDirectCredit record (an element of the batch's `DirectCreditDetails`), every field
- * of the published record (PascalCase there; column names in comments where they differ).
+ * of the published record.
  */
-export interface DirectCreditRow {
-  transactionId: string;
-  amount: string;
-  /** BatchId: text, leading zeros kept ("0000000212749"). */
-  batchId: string | null;
-  dateTimeLocal: string | null;
-  dateTimeText: string | null;
-  bsb: string | null;
-  accountNumber: string | null;
-  accountName: string | null;
-  transactionCode: string | null;
-  lodgementRef: string | null;
-  remitterName: string | null;
-  nameOfUserSupplyingFile: string | null;
-  numberOfUserSupplyingFile: string | null;
-  descriptionOfEntriesOnFile: string | null;
-  /** Blank, W, X or Y (withholding tax), as sent. */
-  indicator: string | null;
-  withholdingTaxAmount: string | null;
-  sourceBsb: string | null;
-  sourceAccountNumber: string | null;
-  receiptNumber: string | null;
-}
+export type DirectCreditRow = RowOf<(typeof DIRECT_CREDIT_FIELDS)[number]>;
 
 /** The batch around the records: what the platform says it holds, and what it does hold. */
 export interface DirectCreditBatchRow {

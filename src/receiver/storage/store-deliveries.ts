@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { COLUMN_NAMES, columnName } from '../events/data-contract.ts';
 import type { FieldProblem, TypedRows } from '../events/types.ts';
 import type { Database } from '../../lib/database/database.ts';
 import { preparedStatement, runPrepared } from '../../lib/database/prepared-statement.ts';
@@ -367,14 +368,17 @@ function typedItemJson({ delivery, recordIndex, row }: TypedItem, position: numb
   return `${json}}}`;
 }
 
-const COLUMN_NAMES = new Map<string, string>();
+/** `"pay_id_name":` for `payIdName`, for every column of the data contract, made at load. */
+const COLUMN_KEYS = new Map(
+  [...COLUMN_NAMES].map(([key, column]) => [key, `${JSON.stringify(column)}:`]),
+);
 
 /** `"pay_id_name":` for `payIdName`. */
 function columnKey(key: string): string {
-  let name = COLUMN_NAMES.get(key);
+  let name = COLUMN_KEYS.get(key);
   if (name === undefined) {
-    name = `${JSON.stringify(key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`))}:`;
-    COLUMN_NAMES.set(key, name);
+    name = `${JSON.stringify(columnName(key))}:`;
+    COLUMN_KEYS.set(key, name);
   }
   return name;
 }

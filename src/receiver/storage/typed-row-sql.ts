@@ -1,4 +1,13 @@
 import { sql, type RawBuilder } from 'kysely';
+import type { TypedTableName } from '../events/data-contract.ts';
+import type { Same } from '../events/record-reader.ts';
+import type {
+  CreditRejectionRow,
+  DirectCreditRow,
+  NppPaymentRow,
+  PayToPaymentRow,
+} from '../events/types.ts';
+import type { Database } from '../../lib/database/database.ts';
 
 /**
  * The SQL that writes typed rows and records conflicts, one set of CTEs per typed table, built
@@ -7,7 +16,7 @@ import { sql, type RawBuilder } from 'kysely';
  * column added by a migration needs no change here.
  */
 export interface TypedTable {
-  table: 'npp_payments' | 'payto_payments' | 'credit_rejections' | 'direct_credits';
+  table: TypedTableName;
   /** CTE name prefix. */
   alias: string;
   /** The unique business key, in column order. */
@@ -37,6 +46,30 @@ export const TYPED_TABLES: readonly TypedTable[] = [
     businessKey: 'transaction_id',
   },
 ];
+
+/** `payIdName` -> `pay_id_name`, as a type. */
+type Snake<S extends string> = S extends `${infer Head}${infer Tail}`
+  ? `${Head extends Lowercase<Head> ? Head : `_${Lowercase<Head>}`}${Snake<Tail>}`
+  : S;
+
+/** A row as its table's columns. */
+type Columns<Row> = { [K in keyof Row & string as Snake<K>]: Row[K] };
+
+/** A table's columns but those storage adds from the delivery. */
+type Stored<T extends TypedTableName> = Omit<
+  Database[T],
+  'webhook_id' | 'received_at' | (T extends 'credit_rejections' ? 'event_name' : never)
+>;
+
+// Compile-time: database.ts (which mirrors migrations/) declares exactly the columns the data
+// contract's rows fill, with the same types, in every typed table.
+const tablesMatchContract: [
+  Same<Columns<NppPaymentRow>, Stored<'npp_payments'>>,
+  Same<Columns<PayToPaymentRow>, Stored<'payto_payments'>>,
+  Same<Columns<CreditRejectionRow>, Stored<'credit_rejections'>>,
+  Same<Columns<DirectCreditRow>, Stored<'direct_credits'>>,
+] = [true, true, true, true];
+void tablesMatchContract;
 
 const raw = (text: string) => sql.raw(text);
 
