@@ -218,7 +218,7 @@ describe('prepared statement', () => {
       const { rows } = await sql<{ name: string }>`SELECT name FROM pg_prepared_statements`.execute(
         db,
       );
-      expect(rows.map((row) => row.name)).toContain('store-deliveries-v2');
+      expect(rows.map((row) => row.name)).toContain('store-deliveries-v3');
       expect(await bed.database.count('webhook_deliveries')).toBe(2);
     } finally {
       await db.destroy();
