@@ -1,10 +1,10 @@
+import { parseJsonKeepingLongIntegers } from '../../lib/long-integer-json.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { basicAuthorization, bearerAuthorization } from './auth.ts';
 import type { Endpoint } from './endpoints.ts';
 import { httpCall, type HttpAnswer } from './http-call.ts';
 import { ProviderError } from './protocol/provider-error.ts';
 import { isOkStatus, readEnvelope, type Envelope } from './responses/envelope.ts';
-import { parseJsonKeepingLongIntegers } from './responses/json-text.ts';
 import { isTransient, retryAfterSeconds, retryDelayMs, type RetryPolicy } from './retry-policy.ts';
 import type { TokenCache } from './token-cache.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseJsonKeepingLongIntegers } from '../../../src/platform/client/responses/json-text.ts';
+import { parseJsonKeepingLongIntegers } from '../../../src/lib/long-integer-json.ts';
 import { payIdResponse } from '../../../src/platform/client/responses/payid.ts';
 import { readPaytoReport } from '../../../src/platform/client/responses/payto-report.ts';
 import { refundResponse } from '../../../src/platform/client/responses/refund.ts';
