@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setTimeout as delay } from 'node:timers/promises';
+import { httpCall } from '../../src/lib/http-client.ts';
 import { databaseUrl, withClient } from '../bench/postgres.ts';
 import { readMemory } from '../bench/proc-stats.ts';
 import { freePort, startServer, type RunningServer } from '../bench/server-process.ts';
@@ -121,7 +122,8 @@ async function main(): Promise<number> {
       const body = Buffer.from(
         JSON.stringify({ TransactionId: `T${randomBytes(6).toString('hex')}`, Amount: 1.5 }),
       );
-      const response = await fetch(`${server?.url}/webhooks/NPPReceivePayment`, {
+      const response = await httpCall({
+        url: `${server?.url}/webhooks/NPPReceivePayment`,
         method: 'POST',
         headers: {
           'Content-Type': 'application/json',
@@ -130,9 +132,9 @@ async function main(): Promise<number> {
           ...(withSecret && { Authorisation: SECRET }),
         },
         body,
-        signal: AbortSignal.timeout(20_000),
+        timeoutMs: 20_000,
+        maxResponseBytes: 64 * 1024,
       }).catch(() => undefined);
-      await response?.arrayBuffer();
       return response?.status ?? 0;
     };
     const metric = (name: string) => readMetric(metricsPort, name);
@@ -201,10 +203,12 @@ function bounded(text: string | undefined, fallback: number, min: number, max: n
 
 /** A sample from the receiver's metrics listener (127.0.0.1); NaN when it has no such series. */
 async function readMetric(port: number, name: string): Promise<number> {
-  const response = await fetch(`http://127.0.0.1:${port}/metrics`, {
-    signal: AbortSignal.timeout(5000),
+  const response = await httpCall({
+    url: `http://127.0.0.1:${port}/metrics`,
+    timeoutMs: 5000,
+    maxResponseBytes: 4 * 1024 * 1024,
   }).catch(() => undefined);
-  const text = (await response?.text()) ?? '';
+  const text = response?.body.toString('utf8') ?? '';
   const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
   return match?.[1] === undefined ? Number.NaN : Number(match[1]);
 }
