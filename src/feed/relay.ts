@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../lib/logger.ts';
 import { retryBackoffMs } from '../lib/backoff.ts';
+import { HttpCallError, httpCall } from '../lib/http-client.ts';
 import type { FeedMetrics } from './feed-metrics.ts';
 import type { FeedQueryable } from './feed-query.ts';
-import { postJson, type PostOutcome } from './http-post.ts';
 import { claimEvents, markFailed, markSent, type ClaimedEvent } from './relay-store.ts';
 import { renderEvents } from './render-events.ts';
 import { signWebhook } from './signer.ts';
@@ -34,6 +34,39 @@ export interface Relay {
   nudge(): void;
   /** Stops claiming, and waits for the POSTs in flight to finish. */
   stop(): Promise<void>;
+}
+
+export type PostOutcome = { ok: true; status: number } | { ok: false; error: string };
+
+/**
+ * One POST of an event. Success is a 2xx and nothing else: a redirect is not followed (the
+ * signature names this URL's consumer), and a timeout, a refused connection or any other
+ * status is a failure to retry. The answer's body is not read.
+ */
+export async function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<PostOutcome> {
+  try {
+    const { status } = await httpCall({
+      url,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+      timeoutMs,
+      maxResponseBytes: 0,
+      discardBody: true,
+      accept: (answered) => answered >= 200 && answered < 300,
+    });
+    return { ok: true, status };
+  } catch (error) {
+    // Kept short for feed_events.last_error: `HTTP 503`, `ECONNREFUSED`, `no answer within 5000 ms`.
+    if (!(error instanceof HttpCallError)) return { ok: false, error: String(error) };
+    if (error.kind === 'status') return { ok: false, error: `HTTP ${error.status}` };
+    return { ok: false, error: error.code ?? error.message };
+  }
 }
 
 /** A claim outlives any POST (which has its own timeout) by this much. */

@@ -49,12 +49,7 @@ export {
 } from './http/server.ts';
 export { type FeedEventType } from './storage/feed-outbox-sql.ts';
 export { storeDeliveries } from './storage/store-deliveries.ts';
-export {
-  checkKeyUrl,
-  DEFAULT_MAX_KEY_BYTES,
-  describeError,
-  fetchSigningKey,
-} from './verification/key-fetch.ts';
+export { checkKeyUrl, DEFAULT_MAX_KEY_BYTES, fetchSigningKey } from './verification/key-fetch.ts';
 export { createConfiguredKeySource, type SigningKeySource } from './verification/key-source.ts';
 export { createFetchedKeySource } from './verification/fetched-key-source.ts';
 export { keyFingerprint, parsePublicKey } from './verification/public-key.ts';

@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describeError } from '../../src/receiver/index.ts';
+import { describeError } from '../../src/lib/describe-error.ts';
 import { keyFingerprint, parsePublicKey } from '../../src/receiver/index.ts';
 
 /**

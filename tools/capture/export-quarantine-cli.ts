@@ -140,7 +140,6 @@ async function keysAtHand(
         fetchSigningKey(checkKeyUrl(url, allowHttp), {
           timeoutMs: fetchTimeoutMs,
           maxBytes: DEFAULT_MAX_KEY_BYTES,
-          fetchImpl: fetch,
         }),
       ),
     );

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setTimeout as delay } from 'node:timers/promises';
+import { httpCall } from '../../src/lib/http-client.ts';
 import { databaseUrl, withClient } from '../bench/core/postgres.ts';
 import { readMemory } from '../bench/core/proc-stats.ts';
 import { startServer, type RunningServer } from '../bench/core/servers.ts';
@@ -122,7 +123,8 @@ async function main(): Promise<number> {
       const body = Buffer.from(
         JSON.stringify({ TransactionId: `T${randomBytes(6).toString('hex')}`, Amount: 1.5 }),
       );
-      const response = await fetch(`${server?.url}/webhooks/NPPReceivePayment`, {
+      const response = await httpCall({
+        url: `${server?.url}/webhooks/NPPReceivePayment`,
         method: 'POST',
         headers: {
           'Content-Type': 'application/json',
@@ -131,9 +133,9 @@ async function main(): Promise<number> {
           ...(withSecret && { Authorisation: SECRET }),
         },
         body,
-        signal: AbortSignal.timeout(20_000),
+        timeoutMs: 20_000,
+        maxResponseBytes: 64 * 1024,
       }).catch(() => undefined);
-      await response?.arrayBuffer();
       return response?.status ?? 0;
     };
     const metric = (name: string) => readMetric(metricsPort, name);
@@ -202,10 +204,12 @@ function bounded(text: string | undefined, fallback: number, min: number, max: n
 
 /** A sample from the receiver's metrics listener (127.0.0.1); NaN when it has no such series. */
 async function readMetric(port: number, name: string): Promise<number> {
-  const response = await fetch(`http://127.0.0.1:${port}/metrics`, {
-    signal: AbortSignal.timeout(5000),
+  const response = await httpCall({
+    url: `http://127.0.0.1:${port}/metrics`,
+    timeoutMs: 5000,
+    maxResponseBytes: 4 * 1024 * 1024,
   }).catch(() => undefined);
-  const text = (await response?.text()) ?? '';
+  const text = response?.body.toString('utf8') ?? '';
   const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
   return match?.[1] === undefined ? Number.NaN : Number(match[1]);
 }

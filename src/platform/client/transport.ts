@@ -1,15 +1,18 @@
+import { describeError } from '../../lib/describe-error.ts';
+import { HttpCallError, httpCall, type HttpAnswer } from '../../lib/http-client.ts';
+import { parseJsonKeepingLongIntegers } from '../../lib/long-integer-json.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { basicAuthorization, bearerAuthorization } from './auth.ts';
 import type { Endpoint } from './endpoints.ts';
-import { httpCall, type HttpAnswer } from './http-call.ts';
 import { ProviderError } from './protocol/provider-error.ts';
 import { isOkStatus, readEnvelope, type Envelope } from './responses/envelope.ts';
-import { parseJsonKeepingLongIntegers } from './responses/json-text.ts';
 import { isTransient, retryAfterSeconds, retryDelayMs, type RetryPolicy } from './retry-policy.ts';
 import type { TokenCache } from './token-cache.ts';
 
 /**
- * Sends one logical call: authorisation per the endpoint's scheme, a timeout on each attempt,
+ * Sends one logical call: authorisation per the endpoint's scheme, a timeout on each attempt
+ * (covering connect, headers and body; no redirects: one could carry our credentials elsewhere;
+ * the answer read up to the endpoint's cap),
  * retries with backoff and jitter when the endpoint allows, one token renewal on a 401, and the
  * answer judged by HTTP status AND envelope `status` (the platform answers some failures with
  * HTTP 200). Logs name the endpoint, attempt and outcome; never a header, body or credential.
@@ -70,7 +73,8 @@ export function createTransport(options: TransportOptions): Transport {
     return { header: bearerAuthorization(token), token };
   }
 
-  function request(endpoint: Endpoint, input: CallInput, header: string) {
+  /** One attempt. Every HTTP status is returned: what a status means is judge()'s to say. */
+  async function exchange(endpoint: Endpoint, input: CallInput, header: string) {
     const url = new URL(input.path, endpoint.host === 'auth' ? options.authUrl : options.baseUrl);
     for (const [name, value] of Object.entries(input.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, value);
@@ -81,15 +85,19 @@ export function createTransport(options: TransportOptions): Transport {
       'user-agent': 'monoova-webhook-receiver',
     };
     if (endpoint.method === 'POST') headers['content-type'] = 'application/json';
-    return {
-      endpoint: endpoint.name,
-      method: endpoint.method,
-      url: url.href,
-      headers,
-      timeoutMs: options.timeoutMs,
-      maxResponseBytes: endpoint.maxResponseBytes,
-      ...(input.body !== undefined && { body: JSON.stringify(input.body) }),
-    };
+    try {
+      return await httpCall({
+        url,
+        method: endpoint.method,
+        headers,
+        timeoutMs: options.timeoutMs,
+        maxResponseBytes: endpoint.maxResponseBytes,
+        fetch: options.fetch,
+        ...(input.body !== undefined && { body: JSON.stringify(input.body) }),
+      });
+    } catch (error) {
+      throw inProviderTerms(endpoint, error, options.timeoutMs);
+    }
   }
 
   return {
@@ -105,7 +113,7 @@ export function createTransport(options: TransportOptions): Transport {
         const heldBefore = endpoint.auth === 'bearer' ? options.tokens?.peek() : undefined;
         try {
           auth = await authorization(endpoint);
-          const answer = await httpCall(options.fetch, request(endpoint, input, auth.header));
+          const answer = await exchange(endpoint, input, auth.header);
           const result = judge(endpoint, input, answer);
           logger?.debug(
             {
@@ -153,12 +161,34 @@ export function createTransport(options: TransportOptions): Transport {
   };
 }
 
+/** No answer (`timeout`, `network`) or one over the cap (`invalid-response`). */
+function inProviderTerms(endpoint: Endpoint, error: unknown, timeoutMs: number): ProviderError {
+  const tooLarge = error instanceof HttpCallError && error.kind === 'too-large';
+  const kind = error instanceof HttpCallError && error.kind === 'timeout' ? 'timeout' : 'network';
+  if (tooLarge) {
+    return new ProviderError({
+      endpoint: endpoint.name,
+      kind: 'invalid-response',
+      ...(error.status !== undefined && { httpStatus: error.status }),
+      statusDescription: `answer larger than ${endpoint.maxResponseBytes} bytes`,
+    });
+  }
+  return new ProviderError({
+    endpoint: endpoint.name,
+    kind,
+    statusDescription:
+      kind === 'timeout' ? `no answer within ${timeoutMs} ms` : describeError(error),
+    cause: error,
+  });
+}
+
 /**
  * Reads the answer: JSON when it is JSON, the envelope from it, and failure by HTTP status, by
  * envelope `status`, or by a 2xx that is not the shape this endpoint answers with.
  */
 function judge(endpoint: Endpoint, input: CallInput, answer: HttpAnswer): CallResult {
-  const json = readJson(answer.text);
+  const text = answer.body.toString('utf8');
+  const json = readJson(text);
   const envelope = readEnvelope(json);
   const details = {
     endpoint: endpoint.name,
@@ -188,7 +218,7 @@ function judge(endpoint: Endpoint, input: CallInput, answer: HttpAnswer): CallRe
   if (status !== undefined && !isOkStatus(status) && !input.okStatus?.(status)) {
     throw new ProviderError({ ...details, kind: 'status' });
   }
-  return { json, text: answer.text, envelope, httpStatus: answer.status };
+  return { json, text, envelope, httpStatus: answer.status };
 }
 
 function unreadableReason(

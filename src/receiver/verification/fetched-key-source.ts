@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { DEFAULT_MAX_KEY_BYTES, checkKeyUrl, describeError, fetchSigningKey } from './key-fetch.ts';
+import { describeError } from '../../lib/describe-error.ts';
+import { DEFAULT_MAX_KEY_BYTES, checkKeyUrl, fetchSigningKey } from './key-fetch.ts';
 import type { RefreshResult, SigningKey, SigningKeySource } from './key-source.ts';
 import { keyFingerprint } from './public-key.ts';
 import { retryBackoffMs } from '../../lib/backoff.ts';
@@ -37,7 +38,8 @@ export interface FetchedKeySourceOptions {
   allowHttp: boolean;
   now: () => number;
   logger: Logger;
-  fetchImpl?: typeof fetch;
+  /** Replaces Node's fetch (tests). */
+  fetch?: typeof fetch;
   maxBytes?: number;
   /** Refetch this often in the background (0 or absent: only on demand). */
   refreshIntervalMs?: number;
@@ -85,7 +87,7 @@ export function createFetchedKeySource(options: FetchedKeySourceOptions): Signin
       const key = await fetchSigningKey(url, {
         timeoutMs: options.fetchTimeoutMs,
         maxBytes: options.maxBytes ?? DEFAULT_MAX_KEY_BYTES,
-        fetchImpl: options.fetchImpl ?? fetch,
+        ...(options.fetch && { fetch: options.fetch }),
         signal: stopper.signal,
       });
       const fingerprint = keyFingerprint(key);

@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import { HttpCallError, httpCall } from '../../lib/http-client.ts';
 import { parsePublicKey } from './public-key.ts';
 
 /**
@@ -13,7 +14,8 @@ export const DEFAULT_MAX_KEY_BYTES = 64 * 1024;
 export interface KeyFetchOptions {
   timeoutMs: number;
   maxBytes: number;
-  fetchImpl: typeof fetch;
+  /** Replaces Node's fetch (tests). */
+  fetch?: typeof fetch;
   /** Aborts the fetch early, e.g. when the key source is stopped. */
   signal?: AbortSignal;
 }
@@ -23,28 +25,40 @@ export class KeyFetchError extends Error {
 }
 
 export async function fetchSigningKey(url: string, options: KeyFetchOptions): Promise<KeyObject> {
-  const timeout = AbortSignal.timeout(options.timeoutMs);
-  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+  let body: Buffer;
   try {
-    const response = await options.fetchImpl(url, {
-      method: 'GET',
-      redirect: 'error',
-      signal,
+    ({ body } = await httpCall({
+      url,
       headers: { accept: 'application/octet-stream, text/plain;q=0.9, */*;q=0.1' },
-    });
-    if (response.status !== 200) {
-      await response.body?.cancel();
-      throw new KeyFetchError(`key endpoint answered HTTP ${response.status}`);
-    }
-    const body = await readCapped(response, options.maxBytes);
-    return await parsePublicKey(body.toString('utf8'));
+      timeoutMs: options.timeoutMs,
+      maxResponseBytes: options.maxBytes,
+      accept: (status) => status === 200,
+      ...(options.signal && { signal: options.signal }),
+      ...(options.fetch && { fetch: options.fetch }),
+    }));
   } catch (error) {
-    if (timeout.aborted) {
-      throw new KeyFetchError(`key fetch timed out after ${options.timeoutMs} ms`, {
+    throw inKeyTerms(error, options);
+  }
+  return parsePublicKey(body.toString('utf8'));
+}
+
+function inKeyTerms(error: unknown, options: KeyFetchOptions): unknown {
+  if (!(error instanceof HttpCallError)) return error;
+  switch (error.kind) {
+    case 'timeout':
+      return new KeyFetchError(`key fetch timed out after ${options.timeoutMs} ms`, {
         cause: error,
       });
-    }
-    throw error;
+    case 'status':
+      return new KeyFetchError(`key endpoint answered HTTP ${error.status}`);
+    case 'too-large':
+      return new KeyFetchError(
+        error.declaredBytes === undefined
+          ? `key endpoint sent more than ${options.maxBytes} bytes`
+          : `key endpoint declared ${error.declaredBytes} bytes; the limit is ${options.maxBytes}`,
+      );
+    default:
+      return error;
   }
 }
 
@@ -63,37 +77,4 @@ export function checkKeyUrl(text: string, allowHttp: boolean): string {
     throw new Error('signing key URL must not carry credentials: the endpoint needs none');
   }
   return url.href;
-}
-
-/** An error's message and its causes': fetch's own say "fetch failed" with the reason inside. */
-export function describeError(error: unknown): string {
-  const parts: string[] = [];
-  for (let current = error, depth = 0; current !== undefined && depth < 4; depth += 1) {
-    parts.push(current instanceof Error ? current.message : String(current));
-    current = current instanceof Error ? current.cause : undefined;
-  }
-  return parts.join(': ');
-}
-
-async function readCapped(response: Response, maxBytes: number): Promise<Buffer> {
-  const declared = Number(response.headers.get('content-length'));
-  if (declared > maxBytes) {
-    await response.body?.cancel();
-    throw new KeyFetchError(`key endpoint declared ${declared} bytes; the limit is ${maxBytes}`);
-  }
-  if (response.body === null) return Buffer.alloc(0);
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new KeyFetchError(`key endpoint sent more than ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseJsonKeepingLongIntegers } from '../../../src/platform/client/responses/json-text.ts';
+import { parseJsonKeepingLongIntegers } from '../../../src/lib/long-integer-json.ts';
 import { payIdResponse } from '../../../src/platform/client/responses/payid.ts';
 import { readPaytoReport } from '../../../src/platform/client/responses/payto-report.ts';
 import { refundResponse } from '../../../src/platform/client/responses/refund.ts';
@@ -86,5 +86,46 @@ describe('lenient response parsing', () => {
       [2, 'repeats the Transaction ID of row 1'],
       [3, 'no Transaction ID'],
     ]);
+  });
+});
+
+describe('the PayTo report read as CSV (csv-parse)', () => {
+  it('when a quote is never closed, then the rows before it are receipts and the rest is one reported row, not the end of the run', () => {
+    const csv =
+      'Transaction ID,Amount,Note\nT1,1.00,5" screen\nT2,2.00,"a ""b"", c"\r\nT3,3.00,"open\nT4,4.00,x\n';
+    const report = readPaytoReport(undefined, csv);
+    expect(report.receipts.map((r) => [r.transactionId, r.columns.Note])).toEqual([
+      ['T1', '5" screen'],
+      ['T2', 'a "b", c'],
+    ]);
+    expect(report.problems).toEqual([
+      {
+        row: 3,
+        reason: expect.stringMatching(/^not readable as CSV: Quote Not Closed/),
+        raw: 'T3,3.00,"open\nT4,4.00,x\n',
+      },
+    ]);
+    expect(report.rows).toBe(3);
+  });
+
+  it('when a JSON row holds a quote never closed, then that row alone is reported', () => {
+    const full = ['P1', ...Array.from({ length: 31 }, () => '')].join(',');
+    const report = readPaytoReport({ ndeFileDetails: ['P0,"open', full] }, '');
+    expect(report.receipts.map((r) => r.transactionId)).toEqual(['P1']);
+    expect(report.problems).toEqual([
+      { row: 1, reason: expect.stringMatching(/^not readable as CSV/), raw: 'P0,"open' },
+    ]);
+  });
+
+  it('when the CSV starts with a byte order mark and mixes CRLF and LF, then the header and rows read the same', () => {
+    const report = readPaytoReport(
+      undefined,
+      '\uFEFFTransaction ID,Amount\r\nT1,1.00\nT2,2\r\n\r\n',
+    );
+    expect(report.receipts.map((r) => [r.transactionId, r.amount])).toEqual([
+      ['T1', '1'],
+      ['T2', '2'],
+    ]);
+    expect(Object.keys(report.receipts[0]?.columns ?? {})).toEqual(['Transaction ID', 'Amount']);
   });
 });

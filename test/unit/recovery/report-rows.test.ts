@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ProviderClient } from '../../../src/platform/client/provider-client.ts';
 import { paytoReportPages } from '../../../src/platform/client/report-pages.ts';
-import { parseJsonKeepingLongIntegers } from '../../../src/platform/client/responses/json-text.ts';
+import { parseJsonKeepingLongIntegers } from '../../../src/lib/long-integer-json.ts';
 import { readPaytoReport } from '../../../src/platform/client/responses/payto-report.ts';
 import {
   deliveryReportResponse,

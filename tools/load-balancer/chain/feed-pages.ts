@@ -1,5 +1,9 @@
+import { HttpCallError, httpCall } from '../../../src/lib/http-client.ts';
+
 /** Most pages read (500 events each): far above what the chain stores. */
 const MAX_PAGES = 100;
+/** One page of 500 events, each a few KiB at most. */
+const MAX_PAGE_BYTES = 64 * 1024 * 1024;
 
 /**
  * Every event `GET /feed` serves, by `evt_<id>`, each as the exact text of its body: the page is
@@ -11,12 +15,17 @@ export async function readWholeFeed(baseUrl: string, token: string): Promise<Map
   const events = new Map<string, string>();
   let after = '0';
   for (let page = 0; page < MAX_PAGES; page += 1) {
-    const response = await fetch(`${baseUrl}/feed?after=${after}&limit=500`, {
+    const answer = await httpCall({
+      url: `${baseUrl}/feed?after=${after}&limit=500`,
       headers: { Authorization: `Bearer ${token}` },
-      signal: AbortSignal.timeout(10_000),
+      timeoutMs: 10_000,
+      maxResponseBytes: MAX_PAGE_BYTES,
+      accept: (status) => status === 200,
+    }).catch((error: unknown) => {
+      if (!(error instanceof HttpCallError) || error.kind !== 'status') throw error;
+      throw new Error(`GET /feed: ${error.status} ${error.body ?? ''}`);
     });
-    const text = await response.text();
-    if (response.status !== 200) throw new Error(`GET /feed: ${response.status} ${text}`);
+    const text = answer.body.toString('utf8');
     const bodies = splitPage(text);
     if (bodies.length === 0) return events;
     for (const body of bodies) {

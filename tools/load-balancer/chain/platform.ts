@@ -1,4 +1,5 @@
 import { findEventModel } from '../../../src/receiver/index.ts';
+import { HttpCallError, httpCall } from '../../../src/lib/http-client.ts';
 import { PUBLIC_KEY_PATH } from '../../../src/lib/platform-key.ts';
 import { basicApiKey } from '../../sandbox/client.ts';
 import { createSandboxKeys } from '../../sandbox/keys.ts';
@@ -7,6 +8,9 @@ import type { NotificationRecord } from '../../sandbox/state/types.ts';
 import type { Cleanup } from '../cleanup.ts';
 
 export const MACCOUNT = '6279059700000001';
+
+/** The sandbox's answers to the chain (a payment and its Webhookids) are a few KiB. */
+const SANDBOX_ANSWER_BYTES = 1024 * 1024;
 
 /** The events the chain subscribes to, each with a payment of its own. */
 export type ChainEvent = 'NPPReceivePayment' | 'PayToReceivePayment' | 'InboundDirectCredit';
@@ -52,15 +56,19 @@ export async function startPlatform(
     await server.close();
   });
   const call = async (path: string, body: unknown, auth?: string) => {
-    const response = await fetch(new URL(path, server.url), {
+    const answer = await httpCall({
+      url: new URL(path, server.url),
       method: 'POST',
       headers: { 'Content-Type': 'application/json', ...(auth && { Authorization: auth }) },
       body: JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
+      timeoutMs: 10_000,
+      maxResponseBytes: SANDBOX_ANSWER_BYTES,
+      accept: (status) => status === 200,
+    }).catch((error: unknown) => {
+      if (!(error instanceof HttpCallError) || error.kind !== 'status') throw error;
+      throw new Error(`sandbox ${path}: ${error.status} ${error.body ?? ''}`);
     });
-    const text = await response.text();
-    if (response.status !== 200) throw new Error(`sandbox ${path}: ${response.status} ${text}`);
-    return JSON.parse(text) as Record<string, unknown>;
+    return JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>;
   };
   return {
     url: server.url,
@@ -120,7 +128,8 @@ export async function directCreditUnsupported(
 ): Promise<string | undefined> {
   const model = findEventModel('InboundDirectCredit');
   if (!model) return 'the receiver has no model for it';
-  const response = await fetch(new URL('/sandbox/payments', platform.url), {
+  const response = await httpCall({
+    url: new URL('/sandbox/payments', platform.url),
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({
@@ -128,9 +137,13 @@ export async function directCreditUnsupported(
       amount: '1.00',
       count: DIRECT_CREDITS_PER_BATCH,
     }),
-    signal: AbortSignal.timeout(10_000),
+    timeoutMs: 10_000,
+    maxResponseBytes: SANDBOX_ANSWER_BYTES,
   });
-  const answer = (await response.json()) as { payment?: unknown; statusDescription?: string };
+  const answer = JSON.parse(response.body.toString('utf8')) as {
+    payment?: unknown;
+    statusDescription?: string;
+  };
   if (response.status !== 200 || answer.payment === undefined)
     return `the sandbox refused to make one (${response.status} ${answer.statusDescription ?? ''})`;
   const parsed = model.parse(answer.payment);

@@ -1,6 +1,6 @@
+import { CsvError, parse as parseCsv, type Options as CsvOptions } from 'csv-parse/sync';
 import { z } from 'zod';
 import { parseMoney } from '../../../receiver/index.ts';
-import { parseCsv } from './csv.ts';
 import { lenientObject } from './lenient.ts';
 
 /**
@@ -89,39 +89,80 @@ export function readPaytoReport(body: unknown, rawText: string): PaytoReport {
     const lines = parsed.success ? (parsed.data.ndeFileDetails ?? []) : [];
     return toReport(
       [...PAYTO_COLUMNS],
-      lines.map((line) => ({ cells: parseCsv(line)[0] ?? [], raw: line })),
+      lines.map((line) => {
+        const { records, unreadable } = readCsv(line);
+        return unreadable === undefined ? { cells: records[0] ?? [], raw: line } : unreadable;
+      }),
     );
   }
-  const records = parseCsv(rawText);
+  const { records, unreadable } = readCsv(rawText);
+  const rows: Row[] = records.map((cells) => ({ cells, raw: cells.join(',') }));
+  if (unreadable) rows.push(unreadable);
   const header = records[0] ?? [];
   if (!header.some((cell) => normalise(cell) === 'transactionid')) {
     return {
       receipts: [],
-      rows: records.length,
-      problems: records.map((cells, index) => ({
+      rows: rows.length,
+      problems: rows.map(({ raw }, index) => ({
         row: index + 1,
         reason: 'the CSV answer has no header row naming Transaction ID',
-        raw: cells.join(',').slice(0, RAW_LIMIT),
+        raw: raw.slice(0, RAW_LIMIT),
       })),
     };
   }
-  return toReport(
-    header,
-    records.slice(1).map((cells) => ({ cells, raw: cells.join(',') })),
-  );
+  return toReport(header, rows.slice(1));
 }
 
-function toReport(
-  header: readonly string[],
-  rows: readonly { cells: readonly string[]; raw: string }[],
-): PaytoReport {
+/** A row as read: its cells, or why it could not be read (then it has no cells). */
+type Row = { cells: readonly string[]; raw: string } | { unreadable: string; raw: string };
+
+/**
+ * RFC 4180 by csv-parse: records end at CRLF or LF (a lone CR is data), quoted fields may hold
+ * commas, doubled quotes and line breaks; a quote inside an unquoted field is kept as data; rows
+ * may have any number of cells (toReport judges that). The one thing that cannot be read is a
+ * quote never closed: the text from there on is one unreadable row, the rows before it are kept.
+ */
+const CSV_OPTIONS: CsvOptions = {
+  bom: true,
+  record_delimiter: ['\r\n', '\n'],
+  relax_quotes: true,
+  relax_column_count: true,
+  skip_empty_lines: true,
+};
+
+function readCsv(text: string): { records: string[][]; unreadable?: Row } {
+  const records: string[][] = [];
+  let readBytes = 0;
+  try {
+    parseCsv(text, {
+      ...CSV_OPTIONS,
+      on_record: (record: string[], { bytes }) => {
+        records.push(record);
+        readBytes = bytes;
+        return record;
+      },
+    });
+    return { records };
+  } catch (error) {
+    if (!(error instanceof CsvError)) throw error;
+    const rest = Buffer.from(text, 'utf8').subarray(readBytes).toString('utf8');
+    return {
+      records,
+      unreadable: { unreadable: error.message, raw: rest.replace(/^[\r\n]+/, '') },
+    };
+  }
+}
+
+function toReport(header: readonly string[], rows: readonly Row[]): PaytoReport {
   const receipts: PaytoReceipt[] = [];
   const problems: ReportRowProblem[] = [];
   const firstRowOf = new Map<string, number>();
-  rows.forEach(({ cells, raw }, index) => {
+  rows.forEach((read, index) => {
     const row = index + 1;
     const problem = (reason: string) =>
-      problems.push({ row, reason, raw: raw.slice(0, RAW_LIMIT) });
+      problems.push({ row, reason, raw: read.raw.slice(0, RAW_LIMIT) });
+    if ('unreadable' in read) return problem(`not readable as CSV: ${read.unreadable}`);
+    const { cells } = read;
     if (cells.length !== header.length) {
       return problem(`${cells.length} cells where the header has ${header.length} columns`);
     }
