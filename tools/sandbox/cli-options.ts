@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { DEFAULT_DIALECT, DIALECTS, type Dialect } from './dialect.ts';
+import { DEFAULT_DIALECT, DIALECTS, type Dialect } from './core/dialect.ts';
 
 export const USAGE = `usage: npm run sandbox -- [options]   (an offline stand-in for the platform; docs/sandbox.md)
   --port <n>          listen port (env SANDBOX_PORT, default 8787)

@@ -5,11 +5,11 @@
  * credentials and URLs; with --demo plays a day against a running receiver and exits with 0
  * when the receiver answered every step as expected, 1 otherwise, 2 on bad usage.
  */
-import { createSandboxClock } from './clock.ts';
+import { createSandboxClock } from './core/clock.ts';
 import { parseCli, USAGE, type CliOptions } from './cli-options.ts';
 import { runDemo } from './demo/run-demo.ts';
-import type { Dialect } from './dialect.ts';
-import { createSandboxKeys } from './keys.ts';
+import type { Dialect } from './core/dialect.ts';
+import { createSandboxKeys } from './core/keys.ts';
 import { createSandbox } from './sandbox.ts';
 import { createStateSaver, loadState } from './state/state-file.ts';
 import { createStore } from './state/store.ts';

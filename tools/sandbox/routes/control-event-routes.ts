@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
-import type { SandboxDeps } from '../deps.ts';
-import { sendError, sendOk } from '../envelope.ts';
-import { toCents } from '../money.ts';
+import type { SandboxDeps } from '../services/deps.ts';
+import { sendError, sendOk } from '../core/envelope.ts';
+import { toCents } from '../core/money.ts';
 import { receivePayment } from '../services/payments.ts';
 import { sydneyLocalIso } from '../../../src/lib/sydney-time.ts';
 import type { Fields } from '../state/types.ts';

@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
-import type { SandboxDeps } from '../deps.ts';
-import { sendError, sendOk, sendText } from '../envelope.ts';
+import type { SandboxDeps } from '../services/deps.ts';
+import { sendError, sendOk, sendText } from '../core/envelope.ts';
 import { csvDocument, csvRow } from '../report/csv.ts';
 import { REPORT_HEADER, reportRecord, selectPayToReceipts } from '../report/payto-report.ts';
 import { validate } from '../validation/patterns.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
-import type { SandboxDeps } from '../deps.ts';
-import { sendError, sendOk } from '../envelope.ts';
+import type { SandboxDeps } from '../services/deps.ts';
+import { sendError, sendOk } from '../core/envelope.ts';
 import { sydneyDay, sydneyLocalIso } from '../../../src/lib/sydney-time.ts';
 import { publicNotificationsJson } from './delivery-report-public.ts';
 import { reportEntry } from './report-entry.ts';

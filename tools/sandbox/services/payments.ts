@@ -1,4 +1,4 @@
-import type { SandboxDeps } from '../deps.ts';
+import type { SandboxDeps } from './deps.ts';
 import { LIMITS } from '../state/store.ts';
 import { sydneyLocalIso } from '../../../src/lib/sydney-time.ts';
 import type { Fields, Payment, PaymentKind } from '../state/types.ts';

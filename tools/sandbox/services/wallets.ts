@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
-import { sameSecret } from '../credentials.ts';
-import type { SandboxDeps } from '../deps.ts';
-import { fromCents } from '../money.ts';
+import { sameSecret } from '../core/credentials.ts';
+import type { SandboxDeps } from './deps.ts';
+import { fromCents } from '../core/money.ts';
 import { sydneyLocalIso } from '../../../src/lib/sydney-time.ts';
 import type { Fields, Wallet } from '../state/types.ts';
 import { digitsOnly } from '../validation/patterns.ts';

@@ -7,7 +7,7 @@ import { createFetchedKeySource } from '../../../src/receiver/index.ts';
 import { buildTestApp } from '../../../test/support/test-app.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.ts';
 import { DESCRIPTIONS } from '../../capture/answer-words.ts';
-import { closeServer } from '../close-server.ts';
+import { closeServer } from '../core/close-server.ts';
 import { describeAttempts } from '../demo/attempts.ts';
 import { runDemo } from '../demo/run-demo.ts';
 import { CREDENTIALS, startTestSandbox } from './support.ts';

@@ -4,7 +4,7 @@ import { createLogger } from '../../../src/lib/logger.ts';
 import { createFetchedKeySource } from '../../../src/receiver/index.ts';
 import { buildTestApp } from '../../../test/support/test-app.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.ts';
-import { closeServer } from '../close-server.ts';
+import { closeServer } from '../core/close-server.ts';
 import { runDemo } from '../demo/run-demo.ts';
 import { CREDENTIALS, startTestSandbox } from './support.ts';
 

@@ -1,8 +1,8 @@
 import { postBytes } from '../../common/post-delivery.ts';
 import { signBody as signDelivery } from '../../common/signing.ts';
-import type { SandboxClock } from '../clock.ts';
-import type { Faults } from '../faults.ts';
-import type { SandboxKeys } from '../keys.ts';
+import type { SandboxClock } from '../core/clock.ts';
+import type { Faults } from '../core/faults.ts';
+import type { SandboxKeys } from '../core/keys.ts';
 import type { Attempt, NotificationRecord } from '../state/types.ts';
 import { postAndAbandon } from './abandon-post.ts';
 

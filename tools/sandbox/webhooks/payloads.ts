@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { fromCents } from '../money.ts';
+import { fromCents } from '../core/money.ts';
 import type { Fields, PaymentKind } from '../state/types.ts';
 
 /**
