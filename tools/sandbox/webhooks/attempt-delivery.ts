@@ -16,6 +16,24 @@ export interface AttemptContext {
 }
 
 /**
+ * The platform's delivery headers, in its spelling: the subscription's token is echoed as
+ * `Authorisation` (none or empty: the header is left out).
+ */
+export function deliveryHeaders(
+  webhookId: string,
+  signature: string,
+  securityToken: string | undefined,
+  contentType = 'application/json',
+): Record<string, string> {
+  return {
+    'Content-Type': contentType,
+    Webhookid: webhookId,
+    ...(securityToken && { Authorisation: securityToken }),
+    'Verification-Signature': signature,
+  };
+}
+
+/**
  * One POST of a notification as the platform sends it, signed with the key of the moment, and
  * what came of it. Never throws: a network error, a timeout or an armed fault is an attempt
  * without a response code.
@@ -30,12 +48,11 @@ export async function attemptDelivery(
   const took = () => Math.round(performance.now() - started);
   const body = Buffer.from(notification.body, 'utf8');
   const url = new URL(notification.url);
-  const headers: Record<string, string> = {
-    'Content-Type': 'application/json',
-    Webhookid: notification.webhookId,
-    ...(context.securityToken && { Authorisation: context.securityToken }),
-    'Verification-Signature': signDelivery(body, context.keys.current().privateKey),
-  };
+  const headers = deliveryHeaders(
+    notification.webhookId,
+    signDelivery(body, context.keys.current().privateKey),
+    context.securityToken,
+  );
   if (context.faults.take('webhook-fail')) {
     return { ...base, error: 'not delivered (sandbox fault webhook-fail)', durationMs: took() };
   }
