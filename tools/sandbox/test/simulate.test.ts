@@ -1,13 +1,10 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/lib/logger.ts';
 import { PUBLIC_KEY_PATH } from '../../../src/lib/platform-key.ts';
 import { startKeyServer } from '../../common/key-server.ts';
 import { VALID_VARIANTS } from '../webhooks/payloads.ts';
@@ -16,9 +13,9 @@ import { runSimulation, type RunOptions } from '../simulate/run-simulation.ts';
 import { loadOrCreateSigningKey } from '../../common/signing-key-file.ts';
 import { simulate } from '../simulate/simulate.ts';
 import { exitCode } from '../simulate/summary.ts';
+import { fetchedKeys as fetchedKeysOf, serveReceiver as serveReceiverOn } from './receiver.ts';
 import { startTestSandbox } from './support.ts';
-import { createFetchedKeySource, type SigningKeySource } from '../../../src/receiver/index.ts';
-import { buildTestApp } from '../../../test/support/test-app.ts';
+import type { SigningKeySource } from '../../../src/receiver/index.ts';
 import { useTestbed } from '../../../test/support/testbed.ts';
 
 const bed = useTestbed();
@@ -29,35 +26,16 @@ afterEach(async () => {
 });
 
 function fetchedKeys(url: string): SigningKeySource {
-  const keys = createFetchedKeySource({
-    url,
-    allowHttp: true,
-    fetchTimeoutMs: 2000,
-    // No throttle: a forgery is then checked against a fresh key at once and answered 401.
-    refreshCooldownMs: 0,
-    retryIntervalMs: 0,
-    now: Date.now,
-    logger: createLogger('silent'),
-  });
+  const keys = fetchedKeysOf(url);
   cleanup.push(() => keys.stop());
   return keys;
 }
 
 /** The receiver on a real socket. */
 async function serveReceiver(keys: SigningKeySource, secrets = [SECRET]): Promise<string> {
-  const server: Server = buildTestApp({ db: bed.database.db, keys, secrets }).app.listen(
-    0,
-    '127.0.0.1',
-  );
-  await new Promise((resolve) => server.once('listening', resolve));
-  cleanup.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const receiver = await serveReceiverOn(bed.database.db, keys, secrets);
+  cleanup.push(() => receiver.close());
+  return receiver.url;
 }
 
 const run = (url: string): Omit<RunOptions, 'url'> & { url: string } => ({
