@@ -110,6 +110,14 @@ export function sydneyIso(text: string): string {
   return `${text.slice(0, 10)}T${text.slice(11, 19)}${fraction}${sign}`;
 }
 
+/**
+ * The platform's own DateTime form of an instant: Sydney wall-clock time in ISO 8601 without a
+ * zone, to the second ("2024-03-05T09:41:07").
+ */
+export function sydneyLocalIso(epochMs: number): string {
+  return formatWallClock(sydneyWallClockAt(epochMs, '')).replace(' ', 'T');
+}
+
 /** The Sydney day (YYYY-MM-DD) of an instant: the platform's reports are asked for by it. */
 export function sydneyDay(epochMs: number): string {
   const w = sydneyWallClockAt(epochMs, '');

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createFetchedKeySource } from '../../src/receiver/verification/fetched-key-source.ts';
-import { closeServer } from '../../tools/sandbox/close-server.ts';
+import { closeServer } from '../../tools/sandbox/core/close-server.ts';
 import { startTestSandbox, subscribe } from '../../tools/sandbox/test/support.ts';
 import { buildTestApp } from '../support/test-app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';

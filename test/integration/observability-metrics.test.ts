@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../tools/common/free-port.ts';
-import { createSandboxKeys, type SandboxKeys } from '../../tools/sandbox/keys.ts';
+import { createSandboxKeys, type SandboxKeys } from '../../tools/sandbox/core/keys.ts';
 import { createSandbox, type Sandbox } from '../../tools/sandbox/sandbox.ts';
 import { bodyBytes, freshWebhookId } from '../support/deliveries.ts';
 import { newWebhookSecret, startConsumer } from '../support/feed-consumer.ts';

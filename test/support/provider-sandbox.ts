@@ -6,7 +6,7 @@ import {
 } from '../../src/platform/client/provider-client.ts';
 import type { Db } from '../../src/lib/database/database.ts';
 import { createFetchedKeySource } from '../../src/receiver/verification/fetched-key-source.ts';
-import { closeServer } from '../../tools/sandbox/close-server.ts';
+import { closeServer } from '../../tools/sandbox/core/close-server.ts';
 import { CREDENTIALS, subscribe, type TestSandbox } from '../../tools/sandbox/test/support.ts';
 import { buildTestApp } from './test-app.ts';
 

@@ -11,18 +11,18 @@
  * 3 skipped (nginx could not be installed). Everything started is stopped and removed at the
  * end, also on failure, timeout or Ctrl-C. See docs/load-balancer.md.
  */
-import { createCleanup, type Cleanup } from './cleanup.ts';
-import { check } from './judge.ts';
-import { ensureNginx, NginxUnavailable } from './nginx.ts';
-import { parseOptions, usage, UsageError, type Options } from './options.ts';
-import { passed, printResult, type ScenarioResult } from './report.ts';
+import { createCleanup, type Cleanup } from './core/cleanup.ts';
+import { check } from './core/judge.ts';
+import { ensureNginx, NginxUnavailable } from './core/nginx.ts';
+import { parseOptions, usage, UsageError, type Options } from './core/options.ts';
+import { passed, printResult, type ScenarioResult } from './core/report.ts';
 import { wholeChain } from './scenarios/chain.ts';
 import type { ScenarioContext } from './scenarios/context.ts';
 import { databaseOutage } from './scenarios/database-outage.ts';
 import { duplicatesAcrossInstances } from './scenarios/duplicates.ts';
 import { restartUnderLoad } from './scenarios/restart.ts';
 import { createBodyScan, secretsResult } from './scenarios/secrets.ts';
-import { startStack, type Stack } from './stack.ts';
+import { startStack, type Stack } from './core/stack.ts';
 
 const log = (line: string) => console.log(line);
 

@@ -1,16 +1,21 @@
 /**
- * npm run sandbox -- [options]   (see docs/sandbox.md, or --help)
+ * npm run sandbox -- [options]            (see docs/sandbox.md, or --help)
+ * npm run sandbox -- simulate [options]   (a planned batch to a receiver; docs/tools.md)
  *
  * Wires the sandbox: options, the signing key, the state (and its file), the server; prints the
- * credentials and URLs; with --demo plays a day against a running receiver and exits with 0
- * when the receiver answered every step as expected, 1 otherwise, 2 on bad usage.
+ * credentials and URLs. With --demo plays a day against a running receiver and exits with 0 when
+ * the receiver answered every step as expected, 1 otherwise; with `simulate` sends a planned
+ * batch of deliveries straight to a receiver and exits with 0 when none that should have been
+ * accepted was lost and no forgery was accepted, 1 otherwise; 2 on bad usage.
  */
-import { createSandboxClock } from './clock.ts';
+import { createSandboxClock } from './core/clock.ts';
 import { parseCli, USAGE, type CliOptions } from './cli-options.ts';
 import { runDemo } from './demo/run-demo.ts';
-import type { Dialect } from './dialect.ts';
-import { createSandboxKeys } from './keys.ts';
+import type { Dialect } from './core/dialect.ts';
+import { createSandboxKeys } from './core/keys.ts';
 import { createSandbox } from './sandbox.ts';
+import { runSimulateCommand } from './simulate/command.ts';
+import { parseSimulateCli, SIMULATE_USAGE, type SimulateCliOptions } from './simulate/options.ts';
 import { createStateSaver, loadState } from './state/state-file.ts';
 import { createStore } from './state/store.ts';
 import { emptyState } from './state/types.ts';
@@ -24,11 +29,24 @@ const DIALECT_LINES: Record<Dialect, string> = {
 const print = (line: string) => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  const simulating = argv[0] === 'simulate';
   let options: CliOptions;
+  let batch: SimulateCliOptions | undefined;
   try {
-    options = parseCli(process.argv.slice(2), process.env);
+    if (simulating) {
+      const parsed = parseSimulateCli(argv.slice(1));
+      if (parsed === 'help') {
+        print(SIMULATE_USAGE);
+        return 0;
+      }
+      batch = parsed;
+      options = parseCli(parsed.sandboxArgs, process.env);
+    } else {
+      options = parseCli(argv, process.env);
+    }
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    process.stderr.write(`${(error as Error).message}\n${simulating ? SIMULATE_USAGE : USAGE}\n`);
     return 2;
   }
   if (options.help) {
@@ -78,18 +96,18 @@ async function main(): Promise<number> {
     await server.close();
     await saver?.flush();
   };
-  if (options.demo) {
-    const code = await runDemo({ sandboxUrl: server.url, ...options, print });
-    await stop();
-    return code;
+  let code = 0;
+  if (options.demo) code = await runDemo({ sandboxUrl: server.url, ...options, print });
+  if (batch) code = await runSimulateCommand(keys, batch, print);
+  if ((!options.demo && !batch) || batch?.keepServing) {
+    print('control routes under /sandbox/… (docs/sandbox.md); Ctrl-C to stop');
+    await new Promise((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
   }
-  print('control routes under /sandbox/… (docs/sandbox.md); Ctrl-C to stop');
-  await new Promise((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
   await stop();
-  return 0;
+  return code;
 }
 
 main().then(

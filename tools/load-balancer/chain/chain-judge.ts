@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { NotificationRecord } from '../../sandbox/state/types.ts';
-import { check, type Check } from '../judge.ts';
-import { histogram, type FigureRow } from '../report.ts';
+import { check, type Check } from '../core/judge.ts';
+import { histogram, type FigureRow } from '../core/report.ts';
 import type { ChainRows, PaymentTable } from './chain-rows.ts';
 import type { ConsumerPost } from './consumer.ts';
 import type { RecoverOutcome } from './recover-command.ts';

@@ -1,11 +1,11 @@
 import { findEventModel } from '../../../src/receiver/index.ts';
 import { HttpCallError, httpCall } from '../../../src/lib/http-client.ts';
 import { PUBLIC_KEY_PATH } from '../../../src/lib/platform-key.ts';
-import { basicApiKey } from '../../sandbox/client.ts';
-import { createSandboxKeys } from '../../sandbox/keys.ts';
+import { basicApiKey } from '../../sandbox/core/client.ts';
+import { createSandboxKeys } from '../../sandbox/core/keys.ts';
 import { createSandbox, type Sandbox } from '../../sandbox/sandbox.ts';
 import type { NotificationRecord } from '../../sandbox/state/types.ts';
-import type { Cleanup } from '../cleanup.ts';
+import type { Cleanup } from '../core/cleanup.ts';
 
 export const MACCOUNT = '6279059700000001';
 

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import type { Cleanup } from '../cleanup.ts';
+import type { Cleanup } from '../core/cleanup.ts';
+import { projectDir } from '../../../src/lib/project-dir.ts';
 
-const PROJECT_DIR = fileURLToPath(new URL('../../..', import.meta.url));
+const PROJECT_DIR = projectDir();
 
 /** The part of the command's JSON summary the chain reads (src/platform/recovery/run-recovery.ts). */
 export interface RecoverySummary {

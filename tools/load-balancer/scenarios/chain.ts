@@ -12,9 +12,9 @@ import {
   type ChainEvent,
 } from '../chain/platform.ts';
 import { runRecoverCommand, type RecoverOutcome } from '../chain/recover-command.ts';
-import { check, type Check } from '../judge.ts';
-import { freePort, sleep, waitFor } from '../net.ts';
-import type { FigureRow, ScenarioResult } from '../report.ts';
+import { check, type Check } from '../core/judge.ts';
+import { freePort, sleep, waitFor } from '../core/net.ts';
+import type { FigureRow, ScenarioResult } from '../core/report.ts';
 import type { ScenarioContext } from './context.ts';
 import { exitsSince, markOutputs } from './exits.ts';
 import { waitUntilReady, watchReadiness } from './readiness.ts';

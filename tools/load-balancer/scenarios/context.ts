@@ -1,7 +1,7 @@
-import type { Cleanup } from '../cleanup.ts';
-import type { Options } from '../options.ts';
-import type { Stack } from '../stack.ts';
-import { createWorkload, type PlannedDelivery } from '../workload.ts';
+import type { Cleanup } from '../core/cleanup.ts';
+import type { Options } from '../core/options.ts';
+import type { Stack } from '../core/stack.ts';
+import { createWorkload, type PlannedDelivery } from '../core/workload.ts';
 
 /** What every scenario gets from the runner. */
 export interface ScenarioContext {

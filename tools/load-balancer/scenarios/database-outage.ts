@@ -1,8 +1,8 @@
-import { check, figuresOf, storageChecks } from '../judge.ts';
-import { sleep } from '../net.ts';
-import { histogram, standardFigures, type ScenarioResult } from '../report.ts';
-import { outcomeOf, runLoad, type Send } from '../sender.ts';
-import type { StoredRows } from '../stored.ts';
+import { check, figuresOf, storageChecks } from '../core/judge.ts';
+import { sleep } from '../core/net.ts';
+import { histogram, standardFigures, type ScenarioResult } from '../core/report.ts';
+import { outcomeOf, runLoad, type Send } from '../core/sender.ts';
+import type { StoredRows } from '../core/stored.ts';
 import { workloadFor, type ScenarioContext } from './context.ts';
 import { exitsSince, markOutputs } from './exits.ts';
 import { waitUntilReady, watchReadiness } from './readiness.ts';

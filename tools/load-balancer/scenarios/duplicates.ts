@@ -1,7 +1,7 @@
-import { check, figuresOf, storageChecks } from '../judge.ts';
-import { standardFigures, type ScenarioResult } from '../report.ts';
-import { runLoad, type Send } from '../sender.ts';
-import type { PlannedDelivery } from '../workload.ts';
+import { check, figuresOf, storageChecks } from '../core/judge.ts';
+import { standardFigures, type ScenarioResult } from '../core/report.ts';
+import { runLoad, type Send } from '../core/sender.ts';
+import type { PlannedDelivery } from '../core/workload.ts';
 import { workloadFor, type ScenarioContext } from './context.ts';
 import { exitsSince, markOutputs } from './exits.ts';
 import { sendHostileProbes } from './hostile-probes.ts';

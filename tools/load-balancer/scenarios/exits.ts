@@ -1,4 +1,4 @@
-import type { Receiver } from '../processes.ts';
+import type { Receiver } from '../core/processes.ts';
 
 /** Where each receiver's output stood when a scenario began. */
 export type OutputMarks = number[];

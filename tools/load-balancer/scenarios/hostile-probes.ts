@@ -1,8 +1,8 @@
 import http from 'node:http';
 import { signBody } from '../../common/signing.ts';
-import { post } from '../http-post.ts';
-import { histogram } from '../report.ts';
-import type { PlannedDelivery } from '../workload.ts';
+import { post } from '../core/http-post.ts';
+import { histogram } from '../core/report.ts';
+import type { PlannedDelivery } from '../core/workload.ts';
 import type { ScenarioContext } from './context.ts';
 
 const EACH = 10;

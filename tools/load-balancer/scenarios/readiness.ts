@@ -1,5 +1,5 @@
-import { getStatus, sleep } from '../net.ts';
-import type { Receiver } from '../processes.ts';
+import { getStatus, sleep } from '../core/net.ts';
+import type { Receiver } from '../core/processes.ts';
 
 const INTERVAL_MS = 200;
 

@@ -1,7 +1,7 @@
-import { check, figuresOf, storageChecks } from '../judge.ts';
-import { sleep, waitFor } from '../net.ts';
-import { standardFigures, type ScenarioResult } from '../report.ts';
-import { runLoad } from '../sender.ts';
+import { check, figuresOf, storageChecks } from '../core/judge.ts';
+import { sleep, waitFor } from '../core/net.ts';
+import { standardFigures, type ScenarioResult } from '../core/report.ts';
+import { runLoad } from '../core/sender.ts';
 import { exitsSince, markOutputs } from './exits.ts';
 import { workloadFor, type ScenarioContext } from './context.ts';
 

@@ -1,8 +1,8 @@
 import { signBody } from '../../common/signing.ts';
-import { check, type Check } from '../judge.ts';
-import type { LeakDetector } from '../leaks.ts';
-import type { FigureRow, ScenarioResult } from '../report.ts';
-import type { Stack } from '../stack.ts';
+import { check, type Check } from '../core/judge.ts';
+import type { LeakDetector } from '../core/leaks.ts';
+import type { FigureRow, ScenarioResult } from '../core/report.ts';
+import type { Stack } from '../core/stack.ts';
 
 /** Counts response bodies as they arrive and keeps those that leak. */
 export interface BodyScan {

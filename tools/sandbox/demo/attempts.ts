@@ -1,5 +1,5 @@
 import { answerWords, envelopeDescription } from '../../capture/answer-words.ts';
-import type { Call } from '../client.ts';
+import type { Call } from '../core/client.ts';
 
 /** One attempt of a notification, as `GET /sandbox/deliveries` lists it. */
 export interface AttemptView {

@@ -1,4 +1,4 @@
-import type { Call } from '../client.ts';
+import type { Call } from '../core/client.ts';
 import type { Tally } from './tally.ts';
 
 /** A payment the demo made: the body sent and its Webhookids. */

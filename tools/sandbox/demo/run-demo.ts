@@ -1,4 +1,4 @@
-import { sandboxClient, type Call } from '../client.ts';
+import { sandboxClient, type Call } from '../core/client.ts';
 import { SUBSCRIBABLE_EVENTS } from '../validation/subscription-schema.ts';
 import { attemptsOf, type AttemptView } from './attempts.ts';
 import { sendForgedPayment } from './forged-call.ts';

@@ -1,16 +1,21 @@
+import { stringify } from 'csv-stringify/sync';
+
 /**
- * RFC 4180: a field holding a comma, a double quote or a line break is enclosed in double
- * quotes, and each double quote inside is doubled. Rows are joined with CRLF.
+ * RFC 4180: a field holding a comma, a double quote or a line break (CR or LF alone too) is
+ * enclosed in double quotes, each double quote inside doubled; records end with CRLF. Every
+ * value is written as its text (null and undefined as nothing), never cast by the library.
  */
-export function csvField(value: unknown): string {
-  const text = value === null || value === undefined ? '' : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
+const OPTIONS = { record_delimiter: 'windows', quoted_match: /[\r\n]/ } as const;
 
+const texts = (values: readonly unknown[]) =>
+  values.map((value) => (value === null || value === undefined ? '' : String(value)));
+
+/** One record without its line end, as the report's JSON form lists rows. */
 export function csvRow(values: readonly unknown[]): string {
-  return values.map(csvField).join(',');
+  return stringify([texts(values)], { ...OPTIONS, eof: false });
 }
 
-export function csvDocument(rows: readonly string[]): string {
-  return rows.map((row) => `${row}\r\n`).join('');
+/** Records, each ended with CRLF. */
+export function csvDocument(records: readonly (readonly unknown[])[]): string {
+  return stringify(records.map(texts), OPTIONS);
 }

@@ -1,6 +1,5 @@
 import type { Payment } from '../state/types.ts';
 import { TAKE_DEFAULT, type ReportQuery } from '../validation/report-schema.ts';
-import { csvRow } from './csv.ts';
 
 /** The public reference's columns, in its order, and the payload field each comes from. */
 export const PAYTO_COLUMNS: readonly (readonly [header: string, field: string])[] = [
@@ -40,15 +39,12 @@ export const PAYTO_COLUMNS: readonly (readonly [header: string, field: string])[
 
 const FIXED: Record<string, string> = { TransactionType: 'NPP', TransactionCode: '50' };
 
-export function reportHeader(): string {
-  return csvRow(PAYTO_COLUMNS.map(([header]) => header));
-}
+export const REPORT_HEADER: readonly string[] = PAYTO_COLUMNS.map(([header]) => header);
 
-export function reportRow(payment: Payment): string {
-  return csvRow(
-    PAYTO_COLUMNS.map(([header, field]) =>
-      field === '' ? (FIXED[header] ?? '') : payment.payload[field],
-    ),
+/** A receipt's values, in the columns' order. */
+export function reportRecord(payment: Payment): unknown[] {
+  return PAYTO_COLUMNS.map(([header, field]) =>
+    field === '' ? (FIXED[header] ?? '') : payment.payload[field],
   );
 }
 

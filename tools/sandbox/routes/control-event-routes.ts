@@ -1,9 +1,9 @@
 import { Router, type Request } from 'express';
-import type { SandboxDeps } from '../deps.ts';
-import { sendError, sendOk } from '../envelope.ts';
-import { toCents } from '../money.ts';
+import type { SandboxDeps } from '../services/deps.ts';
+import { sendError, sendOk } from '../core/envelope.ts';
+import { toCents } from '../core/money.ts';
 import { receivePayment } from '../services/payments.ts';
-import { sydneyIso } from '../sydney-time.ts';
+import { sydneyLocalIso } from '../../../src/lib/sydney-time.ts';
 import type { Fields } from '../state/types.ts';
 import { reportEntry } from './report-entry.ts';
 import { rejectionRecord } from '../webhooks/payloads.ts';
@@ -55,7 +55,7 @@ export function controlEventRoutes(deps: SandboxDeps): Router {
   router.post('/sandbox/rejections', async (req, res) => {
     const body = validate(rejectionControlSchema, req.body);
     if (!body.ok) return sendError(res, 400, 'Validation failed', { problems: body.problems });
-    const dateTime = sydneyIso(clock.now());
+    const dateTime = sydneyLocalIso(clock.now().getTime());
     const records = body.value.records.map(({ amount, ...chosen }) =>
       rejectionRecord(store.ids.next(), toCents(amount), dateTime, chosen as Fields),
     );

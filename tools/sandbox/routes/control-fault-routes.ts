@@ -1,6 +1,6 @@
 import { Router } from 'express';
-import type { SandboxDeps } from '../deps.ts';
-import { sendError, sendOk } from '../envelope.ts';
+import type { SandboxDeps } from '../services/deps.ts';
+import { sendError, sendOk } from '../core/envelope.ts';
 import { faultControlSchema } from '../validation/control-schemas.ts';
 import { validate } from '../validation/patterns.ts';
 

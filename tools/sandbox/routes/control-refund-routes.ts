@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import type { SandboxDeps } from '../deps.ts';
-import { sendError, sendOk } from '../envelope.ts';
-import { fromCents } from '../money.ts';
+import type { SandboxDeps } from '../services/deps.ts';
+import { sendError, sendOk } from '../core/envelope.ts';
+import { fromCents } from '../core/money.ts';
 import { validate } from '../validation/patterns.ts';
 
 const refundsQuery = z.object({

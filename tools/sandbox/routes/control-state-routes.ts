@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import type { SandboxDeps } from '../deps.ts';
-import { sendError, sendOk } from '../envelope.ts';
-import { toCents } from '../money.ts';
+import type { SandboxDeps } from '../services/deps.ts';
+import { sendError, sendOk } from '../core/envelope.ts';
+import { toCents } from '../core/money.ts';
 import { createWallet, walletDetails } from '../services/wallets.ts';
 import {
   clockControlSchema,

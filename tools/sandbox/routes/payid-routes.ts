@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import type { SandboxDeps } from '../deps.ts';
-import type { Dialect } from '../dialect.ts';
-import { sendError, sendOk } from '../envelope.ts';
+import type { SandboxDeps } from '../services/deps.ts';
+import type { Dialect } from '../core/dialect.ts';
+import { sendError, sendOk } from '../core/envelope.ts';
 import type { PayIdRecord } from '../state/types.ts';
 import { PAYID_ENQUIRY_SCHEMAS } from '../validation/payid-schema.ts';
 import { validate } from '../validation/patterns.ts';

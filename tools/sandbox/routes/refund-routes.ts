@@ -1,6 +1,6 @@
 import { Router } from 'express';
-import type { SandboxDeps } from '../deps.ts';
-import { sendError, sendOk } from '../envelope.ts';
+import type { SandboxDeps } from '../services/deps.ts';
+import { sendError, sendOk } from '../core/envelope.ts';
 import { refund } from '../services/refunds.ts';
 import { validate } from '../validation/patterns.ts';
 import { REFUND_SCHEMAS } from '../validation/refund-dialects.ts';

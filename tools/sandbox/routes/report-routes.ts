@@ -1,8 +1,8 @@
 import { Router, type Request, type Response } from 'express';
-import type { SandboxDeps } from '../deps.ts';
-import { sendError, sendOk, sendText } from '../envelope.ts';
-import { csvDocument } from '../report/csv.ts';
-import { reportHeader, reportRow, selectPayToReceipts } from '../report/payto-report.ts';
+import type { SandboxDeps } from '../services/deps.ts';
+import { sendError, sendOk, sendText } from '../core/envelope.ts';
+import { csvDocument, csvRow } from '../report/csv.ts';
+import { REPORT_HEADER, reportRecord, selectPayToReceipts } from '../report/payto-report.ts';
 import { validate } from '../validation/patterns.ts';
 import { reportSchema } from '../validation/report-schema.ts';
 
@@ -23,8 +23,9 @@ export function reportRoutes(deps: SandboxDeps): Router {
     if (dialect === 'interface') for (const name of PUBLIC_ONLY_FILTERS) delete given[name];
     const query = validate(reportSchema, { ...given, date: req.params.date });
     if (!query.ok) return sendError(res, 400, 'Validation failed', { problems: query.problems });
-    const rows = selectPayToReceipts(deps.store.state.payments, query.value).map(reportRow);
-    const csv = () => csvDocument([reportHeader(), ...rows]);
+    const records = selectPayToReceipts(deps.store.state.payments, query.value).map(reportRecord);
+    const rows = records.map(csvRow);
+    const csv = () => csvDocument([REPORT_HEADER, ...records]);
     if (dialect === 'interface') {
       if (!req.accepts('application/json')) return notAcceptable(req, res, 'application/json');
       return sendOk(res, { ndeFileDetails: rows });

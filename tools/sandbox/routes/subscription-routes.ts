@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
-import type { SandboxDeps } from '../deps.ts';
-import { sendError, sendOk } from '../envelope.ts';
-import { sydneyDay } from '../../../src/lib/sydney-time.ts';
-import { sydneyIso } from '../sydney-time.ts';
+import type { SandboxDeps } from '../services/deps.ts';
+import { sendError, sendOk } from '../core/envelope.ts';
+import { sydneyDay, sydneyLocalIso } from '../../../src/lib/sydney-time.ts';
 import { publicNotificationsJson } from './delivery-report-public.ts';
 import { reportEntry } from './report-entry.ts';
 import { validate } from '../validation/patterns.ts';
@@ -49,7 +48,7 @@ export function subscriptionRoutes(deps: SandboxDeps): Router {
     if (deps.dialect === 'public') {
       return sendOk(res, {
         id: subscription.id,
-        dateTime: sydneyIso(new Date(subscription.createdAtMs)),
+        dateTime: sydneyLocalIso(subscription.createdAtMs),
         eventName,
         targetUrl,
       });

@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { providerHex, PUBLIC_KEY_PATH } from '../../../src/lib/platform-key.ts';
-import { isAccountCredential } from '../credentials.ts';
-import type { SandboxDeps } from '../deps.ts';
-import { sendError, sendOk, sendText } from '../envelope.ts';
+import { isAccountCredential } from '../core/credentials.ts';
+import type { SandboxDeps } from '../services/deps.ts';
+import { sendError, sendOk, sendText } from '../core/envelope.ts';
 
 export const TOKEN_PATH = '/au/security/oauth-v1/Token';
 

@@ -1,6 +1,6 @@
-import type { SandboxDeps } from '../deps.ts';
+import type { SandboxDeps } from './deps.ts';
 import { LIMITS } from '../state/store.ts';
-import { sydneyIso, stampOfIso } from '../sydney-time.ts';
+import { sydneyLocalIso } from '../../../src/lib/sydney-time.ts';
 import type { Fields, Payment, PaymentKind } from '../state/types.ts';
 import {
   directCreditBatch,
@@ -48,7 +48,7 @@ export function receivePayment(deps: Deps, input: PaymentRequest): ReceivedPayme
   if (kind === 'DirectEntry') return receiveDirectCredits(deps, input);
   const { store, clock, notifier } = deps;
   const now = clock.now();
-  const dateTime = input.dateTime ?? sydneyIso(now);
+  const dateTime = input.dateTime ?? sydneyLocalIso(now.getTime());
   const { payload, paymentInitiationUid } = paymentPayload({
     kind,
     id: store.ids.next(),
@@ -83,7 +83,7 @@ function receiveDirectCredits(deps: Deps, input: PaymentRequest): ReceivedPaymen
   const now = clock.now();
   // The reference's example carries milliseconds (`2020-01-13T14:21:50.553`).
   const milliseconds = String(now.getTime() % 1000).padStart(3, '0');
-  const dateTime = input.dateTime ?? `${sydneyIso(now)}.${milliseconds}`;
+  const dateTime = input.dateTime ?? `${sydneyLocalIso(now.getTime())}.${milliseconds}`;
   const ids = Array.from({ length: records }, () => store.ids.next());
   const batchId = directCreditBatchId(ids[0] ?? 0);
   const made = ids.map((id) => ({
@@ -109,4 +109,14 @@ function receiveDirectCredits(deps: Deps, input: PaymentRequest): ReceivedPaymen
     payments,
     webhookIds: notifier.notify(input.event, body),
   };
+}
+
+/**
+ * The report's `yyyyMMddHHmmss` stamp of an ISO wall-clock text (`2024-03-05T09:41:07[.fff]`),
+ * or undefined. The report compares stamps as text, which orders them in time because every
+ * part is zero-padded.
+ */
+function stampOfIso(text: string): string | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,7})?$/.exec(text);
+  return match ? match.slice(1, 7).join('') : undefined;
 }

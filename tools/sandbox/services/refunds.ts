@@ -1,5 +1,5 @@
-import type { SandboxDeps } from '../deps.ts';
-import { fromCents, toCents } from '../money.ts';
+import type { SandboxDeps } from './deps.ts';
+import { fromCents, toCents } from '../core/money.ts';
 import type { Fields, Refund } from '../state/types.ts';
 import type { RefundRequest } from '../validation/refund-schema.ts';
 

@@ -1,4 +1,4 @@
-import type { Dialect } from '../dialect.ts';
+import type { Dialect } from '../core/dialect.ts';
 import type { Fields, Wallet } from '../state/types.ts';
 import { walletDetails } from './wallets.ts';
 

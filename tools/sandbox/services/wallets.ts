@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
-import { sameSecret } from '../credentials.ts';
-import type { SandboxDeps } from '../deps.ts';
-import { fromCents } from '../money.ts';
-import { sydneyIso } from '../sydney-time.ts';
+import { sameSecret } from '../core/credentials.ts';
+import type { SandboxDeps } from './deps.ts';
+import { fromCents } from '../core/money.ts';
+import { sydneyLocalIso } from '../../../src/lib/sydney-time.ts';
 import type { Fields, Wallet } from '../state/types.ts';
 import { digitsOnly } from '../validation/patterns.ts';
 import type { WalletUpdate } from '../validation/wallet-schemas.ts';
@@ -63,7 +63,7 @@ export function createWallet(
 export function walletDetails(wallet: Wallet): Fields {
   const amount = (cents: number) => Number(fromCents(cents));
   return {
-    createdDateTime: sydneyIso(new Date(wallet.createdAtMs)),
+    createdDateTime: sydneyLocalIso(wallet.createdAtMs),
     accountNumber: wallet.accountNumber,
     ...wallet.details,
     financials: {

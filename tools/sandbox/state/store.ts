@@ -1,4 +1,4 @@
-import { createIdSource, type IdSource } from '../ids.ts';
+import { createIdSource, type IdSource } from '../core/ids.ts';
 import { emptyState, type SandboxState } from './types.ts';
 
 /** Caps on what the sandbox keeps, so a long demo or a runaway test cannot exhaust memory. */

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Response } from 'express';
-import { createHeldAnswers, OVERSIZED_BYTES, UNREADABLE_HTML } from '../after-action.ts';
-import type { Call } from '../client.ts';
-import { closeServer } from '../close-server.ts';
+import { createHeldAnswers, OVERSIZED_BYTES, UNREADABLE_HTML } from '../core/after-action.ts';
+import type { Call } from '../core/client.ts';
+import { closeServer } from '../core/close-server.ts';
 import { startTestSandbox } from './support.ts';
 import { REFUND_PATH, newWallet, paidOut, refund, refundablePayment } from './scene.ts';
 

@@ -2,14 +2,13 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { duplicate, quarantined } from '../../../src/receiver/index.ts';
-import { createLogger } from '../../../src/lib/logger.ts';
-import { createFetchedKeySource } from '../../../src/receiver/index.ts';
-import { buildTestApp } from '../../../test/support/test-app.ts';
+import { PUBLIC_KEY_PATH } from '../../../src/lib/platform-key.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.ts';
 import { DESCRIPTIONS } from '../../capture/answer-words.ts';
-import { closeServer } from '../close-server.ts';
+import { closeServer } from '../core/close-server.ts';
 import { describeAttempts } from '../demo/attempts.ts';
 import { runDemo } from '../demo/run-demo.ts';
+import { startReceiver } from './receiver.ts';
 import { CREDENTIALS, startTestSandbox } from './support.ts';
 
 const SECRET = 'Basic ZGVtby1hdHRlbXB0cw==';
@@ -23,25 +22,6 @@ beforeAll(async () => {
   database = await createTestDatabase();
 });
 afterAll(() => database?.drop());
-
-/** The real receiver, trusting the sandbox's key endpoint, on a real socket. */
-async function startReceiver(keyUrl: string) {
-  const keys = createFetchedKeySource({
-    url: keyUrl,
-    allowHttp: true,
-    fetchTimeoutMs: 5000,
-    refreshCooldownMs: 0,
-    retryIntervalMs: 0,
-    now: Date.now,
-    logger: createLogger('silent'),
-  });
-  const server = buildTestApp({ db: database.db, keys, secrets: [SECRET] }).app.listen(
-    0,
-    '127.0.0.1',
-  );
-  await new Promise((resolve) => server.once('listening', resolve));
-  return { server, keys, port: (server.address() as AddressInfo).port };
-}
 
 /**
  * In front of the receiver: the first webhook is answered 503 (as a receiver without its key
@@ -83,7 +63,7 @@ async function answer503Once(receiverPort: number): Promise<{ server: Server; ur
 describe('the demo shows every attempt', () => {
   it('when the receiver answers the first delivery 503 and stores it on the retry, then the demo shows the 503 and the retry, not a plain 200', async () => {
     const { url } = await startTestSandbox({ retryDelayMs: 200 });
-    const receiver = await startReceiver(`${url}/public/v1/certificate/public-key`);
+    const receiver = await startReceiver(database.db, `${url}${PUBLIC_KEY_PATH}`, [SECRET]);
     const front = await answer503Once(receiver.port);
     const lines: string[] = [];
     try {
@@ -96,9 +76,8 @@ describe('the demo shows every attempt', () => {
       });
       expect(code, lines.join('\n')).toBe(0);
     } finally {
-      receiver.keys.stop();
       await closeServer(front.server);
-      await closeServer(receiver.server);
+      await receiver.close();
     }
     const text = lines.join('\n');
 

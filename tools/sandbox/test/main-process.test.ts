@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sandboxClient } from '../client.ts';
+import { sandboxClient } from '../core/client.ts';
 import { DEFAULT_API_KEY } from '../cli-options.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../main.ts');

@@ -1,11 +1,8 @@
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/lib/logger.ts';
-import { createFetchedKeySource } from '../../../src/receiver/index.ts';
-import { buildTestApp } from '../../../test/support/test-app.ts';
+import { PUBLIC_KEY_PATH } from '../../../src/lib/platform-key.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.ts';
-import { closeServer } from '../close-server.ts';
 import { runDemo } from '../demo/run-demo.ts';
+import { startReceiver } from './receiver.ts';
 import { CREDENTIALS, startTestSandbox } from './support.ts';
 
 const SECRET = 'Basic c2FuZGJveC1lMmU=';
@@ -15,36 +12,10 @@ beforeAll(async () => {
 });
 afterAll(() => database?.drop());
 
-/** The real receiver, trusting the sandbox's key endpoint, on a real socket. */
-async function startReceiver(keyUrl: string) {
-  const keys = createFetchedKeySource({
-    url: keyUrl,
-    allowHttp: true,
-    fetchTimeoutMs: 5000,
-    // No throttle: the demo's forged call is then checked against a fresh key at once (401).
-    refreshCooldownMs: 0,
-    retryIntervalMs: 0,
-    now: Date.now,
-    logger: createLogger('silent'),
-  });
-  const server = buildTestApp({ db: database.db, keys, secrets: [SECRET] }).app.listen(
-    0,
-    '127.0.0.1',
-  );
-  await new Promise((resolve) => server.once('listening', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: async () => {
-      keys.stop();
-      await closeServer(server);
-    },
-  };
-}
-
 describe('the sandbox and the receiver, end to end', () => {
   it('when the demo plays its day against a real receiver, then every answer is as expected and exactly the genuine notifications are stored', async () => {
     const { url } = await startTestSandbox({ retryDelayMs: 200 });
-    const receiver = await startReceiver(`${url}/public/v1/certificate/public-key`);
+    const receiver = await startReceiver(database.db, `${url}${PUBLIC_KEY_PATH}`, [SECRET]);
     const lines: string[] = [];
     try {
       const code = await runDemo({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Call } from '../client.ts';
+import type { Call } from '../core/client.ts';
 import { startTestSandbox } from './support.ts';
 
 async function pay(call: Call, event = 'NPPReceivePayment', amount = '100.00') {

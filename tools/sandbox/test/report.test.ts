@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Call } from '../client.ts';
+import type { Call } from '../core/client.ts';
 import { startTestSandbox } from './support.ts';
 
 const REPORT = '/paytoreceivables/v1/report';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Answer, Call } from '../client.ts';
+import type { Answer, Call } from '../core/client.ts';
 
 /** Setting the scene through the control routes, shared by the dialect and fault tests. */
 

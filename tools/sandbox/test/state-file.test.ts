@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSandboxClock } from '../clock.ts';
+import { createSandboxClock } from '../core/clock.ts';
 import { createStateSaver, loadState, saveState } from '../state/state-file.ts';
 import { createStore } from '../state/store.ts';
 import { startTestSandbox } from './support.ts';

@@ -1,9 +1,9 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
-import { closeServer } from '../close-server.ts';
-import { sandboxClient, type Call } from '../client.ts';
-import { createSandboxKeys, type SandboxKeys } from '../keys.ts';
+import { closeServer } from '../core/close-server.ts';
+import { sandboxClient, type Call } from '../core/client.ts';
+import { createSandboxKeys, type SandboxKeys } from '../core/keys.ts';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../sandbox.ts';
 
 export const CREDENTIALS = { mAccount: '6279059700000001', apiKey: 'test-api-key-1234' };

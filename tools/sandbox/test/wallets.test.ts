@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Call } from '../client.ts';
+import type { Call } from '../core/client.ts';
 import { startTestSandbox } from './support.ts';
 
 async function newWallet(call: Call, body: Record<string, unknown> = {}) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeSignature, verifySignature } from '../../../src/receiver/index.ts';
 import { parsePublicKey } from '../../../src/receiver/index.ts';
-import type { Call } from '../client.ts';
+import type { Call } from '../core/client.ts';
 import {
   eventually,
   startSubscriber,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { AFTER_ACTION_ANSWERS } from '../after-action.ts';
-import { FAULT_KINDS } from '../faults.ts';
-import { AMOUNT_PATTERN } from '../money.ts';
+import { AFTER_ACTION_ANSWERS } from '../core/after-action.ts';
+import { FAULT_KINDS } from '../core/faults.ts';
+import { AMOUNT_PATTERN } from '../core/money.ts';
 import {
   BANK_ACCOUNT,
   LEDGER_REFERENCE,

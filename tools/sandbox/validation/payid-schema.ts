@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Dialect } from '../dialect.ts';
+import type { Dialect } from '../core/dialect.ts';
 import { PAY_ID, patterned } from './patterns.ts';
 import { OBJECT_BODY, patternedText } from './strict-fields.ts';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Dialect } from '../dialect.ts';
-import { AMOUNT_PATTERN } from '../money.ts';
+import type { Dialect } from '../core/dialect.ts';
+import { AMOUNT_PATTERN } from '../core/money.ts';
 import { refundSchema, type RefundRequest } from './refund-schema.ts';
 import { limitedText, number, OBJECT_BODY, patternedText } from './strict-fields.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AMOUNT_PATTERN } from '../money.ts';
+import { AMOUNT_PATTERN } from '../core/money.ts';
 
 const text = (max: number) =>
   z

@@ -1,6 +1,18 @@
 import { z } from 'zod';
-import { isValidStamp } from '../sydney-time.ts';
+import { isRealWallClock } from '../../../src/lib/sydney-time.ts';
 import { PAY_ID, PAY_ID_NAME, REPORT_STAMP, patterned } from './patterns.ts';
+
+/** Whether 14 digits name a real calendar date-time (`20240230000000` does not). */
+function isValidStamp(stamp: string): boolean {
+  const match = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(stamp);
+  if (!match) return false;
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = match
+    .slice(1)
+    .map(Number);
+  // Years before 100 have always been refused here (Date.UTC read them as 19xx); kept so the
+  // sandbox answers as before.
+  return year >= 100 && isRealWallClock({ year, month, day, hour, minute, second, fraction: '' });
+}
 
 const stamp = patterned(REPORT_STAMP, '14 digits, yyyyMMddHHmmss').refine(isValidStamp, {
   error: 'must be a real date and time (yyyyMMddHHmmss)',

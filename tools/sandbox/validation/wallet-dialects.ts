@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Dialect } from '../dialect.ts';
+import type { Dialect } from '../core/dialect.ts';
 import {
   ABN,
   EMAIL,

@@ -1,8 +1,8 @@
 import { postBytes } from '../../common/post-delivery.ts';
 import { signBody as signDelivery } from '../../common/signing.ts';
-import type { SandboxClock } from '../clock.ts';
-import type { Faults } from '../faults.ts';
-import type { SandboxKeys } from '../keys.ts';
+import type { SandboxClock } from '../core/clock.ts';
+import type { Faults } from '../core/faults.ts';
+import type { SandboxKeys } from '../core/keys.ts';
 import type { Attempt, NotificationRecord } from '../state/types.ts';
 import { postAndAbandon } from './abandon-post.ts';
 
@@ -13,6 +13,24 @@ export interface AttemptContext {
   timeoutMs: number;
   /** The subscription's token, echoed as `Authorisation`; none: the header is left out. */
   securityToken: string | undefined;
+}
+
+/**
+ * The platform's delivery headers, in its spelling: the subscription's token is echoed as
+ * `Authorisation` (none or empty: the header is left out).
+ */
+export function deliveryHeaders(
+  webhookId: string,
+  signature: string,
+  securityToken: string | undefined,
+  contentType = 'application/json',
+): Record<string, string> {
+  return {
+    'Content-Type': contentType,
+    Webhookid: webhookId,
+    ...(securityToken && { Authorisation: securityToken }),
+    'Verification-Signature': signature,
+  };
 }
 
 /**
@@ -30,12 +48,11 @@ export async function attemptDelivery(
   const took = () => Math.round(performance.now() - started);
   const body = Buffer.from(notification.body, 'utf8');
   const url = new URL(notification.url);
-  const headers: Record<string, string> = {
-    'Content-Type': 'application/json',
-    Webhookid: notification.webhookId,
-    ...(context.securityToken && { Authorisation: context.securityToken }),
-    'Verification-Signature': signDelivery(body, context.keys.current().privateKey),
-  };
+  const headers = deliveryHeaders(
+    notification.webhookId,
+    signDelivery(body, context.keys.current().privateKey),
+    context.securityToken,
+  );
   if (context.faults.take('webhook-fail')) {
     return { ...base, error: 'not delivered (sandbox fault webhook-fail)', durationMs: took() };
   }

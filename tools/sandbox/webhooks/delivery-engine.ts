@@ -1,6 +1,6 @@
-import type { SandboxClock } from '../clock.ts';
-import type { Faults } from '../faults.ts';
-import type { SandboxKeys } from '../keys.ts';
+import type { SandboxClock } from '../core/clock.ts';
+import type { Faults } from '../core/faults.ts';
+import type { SandboxKeys } from '../core/keys.ts';
 import { LIMITS, type SandboxStore } from '../state/store.ts';
 import type { Attempt, NotificationRecord } from '../state/types.ts';
 import { attemptDelivery } from './attempt-delivery.ts';

@@ -1,4 +1,4 @@
-import type { SandboxClock } from '../clock.ts';
+import type { SandboxClock } from '../core/clock.ts';
 import { LIMITS, type SandboxStore } from '../state/store.ts';
 import type { JsonValue, NotificationRecord } from '../state/types.ts';
 import type { DeliveryEngine } from './delivery-engine.ts';

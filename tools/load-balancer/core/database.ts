@@ -3,8 +3,8 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { createLogger } from '../../src/lib/logger.ts';
-import { startEmbeddedPostgres } from '../../src/lib/database/embedded-postgres.ts';
+import { createLogger } from '../../../src/lib/logger.ts';
+import { startEmbeddedPostgres } from '../../../src/lib/database/embedded-postgres.ts';
 import type { Cleanup } from './cleanup.ts';
 import { freePort } from './net.ts';
 

@@ -1,18 +1,12 @@
-/**
- * npm run simulate -- [options]   (a stand-in for the platform; see docs/tools.md)
- *
- * Serves the platform's public-key endpoint and sends signed deliveries of every event and
- * payload variant to a receiver, retrying a failure once like the platform. Exit code 1 when a
- * delivery the receiver should have accepted was finally refused or lost (or a forgery was
- * accepted), 2 on bad usage.
- */
 import { randomInt } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { isWellFormedEventName } from '../../src/receiver/index.ts';
-import { startSimulator, type SimulateOptions } from './simulate.ts';
-import { exitCode, formatSummary } from './summary.ts';
+import { isWellFormedEventName } from '../../../src/receiver/index.ts';
+import type { SimulateOptions } from './simulate.ts';
 
-const USAGE = `usage: npm run simulate -- [options]
+export const SIMULATE_USAGE = `usage: npm run sandbox -- simulate [options]   (or: npm run simulate -- [options])
+  Starts the sandbox (its key endpoint among the rest) and sends a planned batch of signed
+  deliveries of every event and payload variant to a receiver, retrying a failure once like the
+  platform; see docs/tools.md.
   --url <base>              receiver (default http://127.0.0.1:3000), POST <base>/webhooks/<event>
   --secret <value>          sent as Authorisation (default: none)
   --events <a,b,...>        default NPPReceivePayment,InboundDirectCreditRejections,NPPCreditRejections,NppReturn
@@ -24,18 +18,27 @@ const USAGE = `usage: npm run simulate -- [options]
   --malformed-ratio <r>     share signed but schema-invalid, expected 400 (default 0.05)
   --retry-delay-ms <n>      one retry of a 5xx or network error, this much later (default 30000)
   --timeout-ms <n>          per request (default 30000)
-  --key-port <n>            key endpoint port on --key-host (default 8787, 127.0.0.1)
-  --key-file <pem>          load the private key from this PEM file; with --save-key, create it
-                            (default .data/simulator-key.pem, created on first run and reused, so a
-                            receiver that cached the key keeps verifying across runs)
-  --keep-serving            keep the key endpoint up after sending, until Ctrl-C
+  --port <n>, --host <addr> where the sandbox listens, key endpoint included (as npm run sandbox:
+                            env SANDBOX_PORT, SANDBOX_HOST; default 8787 on 127.0.0.1)
+  --key-file <pem>          the signing key, made on first use and reused, so a receiver that
+                            cached it keeps verifying across runs (env SANDBOX_KEY_FILE,
+                            default .data/sandbox-key.pem)
+  --keep-serving            keep the sandbox up after sending, until Ctrl-C
   --seed <n>                the same seed sends the same bytes (default: random)
   --progress-interval-ms <n> while waiting (retries, --rate, answers), a progress line on stderr
                             at most this often (default 5000; 0: none)
   --verbose                 one line per answer
-  --help                    this text`;
+  --help                    this text
+Exit code 1 when a delivery the receiver should have accepted was finally refused or lost (or a
+forgery was accepted), 2 on bad usage.`;
 
-const DEFAULT_KEY_FILE = '.data/simulator-key.pem';
+export type SimulateCliOptions = SimulateOptions & {
+  keepServing: boolean;
+  verbose: boolean;
+  progressIntervalMs: number;
+  /** The sandbox's own flags given (--port, --host, --key-file), for its option parser. */
+  sandboxArgs: string[];
+};
 
 function number(name: string, text: string | undefined, fallback: number, max = Infinity): number {
   if (text === undefined) return fallback;
@@ -45,13 +48,8 @@ function number(name: string, text: string | undefined, fallback: number, max = 
   return value;
 }
 
-type CliOptions = SimulateOptions & {
-  keepServing: boolean;
-  verbose: boolean;
-  progressIntervalMs: number;
-};
-
-function parse(argv: string[]): CliOptions | 'help' {
+/** The `simulate` sub-command's flags; a bad value throws, naming it. */
+export function parseSimulateCli(argv: string[]): SimulateCliOptions | 'help' {
   const string = { type: 'string' } as const;
   const flag = { type: 'boolean', default: false } as const;
   const { values: v } = parseArgs({
@@ -68,10 +66,9 @@ function parse(argv: string[]): CliOptions | 'help' {
       'malformed-ratio': string,
       'retry-delay-ms': string,
       'timeout-ms': string,
-      'key-port': string,
-      'key-host': string,
+      port: string,
+      host: string,
       'key-file': string,
-      'save-key': flag,
       'keep-serving': flag,
       seed: string,
       'progress-interval-ms': string,
@@ -87,6 +84,9 @@ function parse(argv: string[]): CliOptions | 'help' {
   for (const name of events ?? []) {
     if (!isWellFormedEventName(name)) throw new Error(`--events: not an event name: ${name}`);
   }
+  const sandboxArgs = (['port', 'host', 'key-file'] as const).flatMap((name) =>
+    v[name] === undefined ? [] : [`--${name}`, v[name]],
+  );
   return {
     url: v.url ?? 'http://127.0.0.1:3000',
     ...(v.secret !== undefined && { secret: v.secret }),
@@ -99,64 +99,10 @@ function parse(argv: string[]): CliOptions | 'help' {
     malformedRatio: number('malformed-ratio', v['malformed-ratio'], 0.05, 1),
     retryDelayMs: number('retry-delay-ms', v['retry-delay-ms'], 30_000),
     timeoutMs: number('timeout-ms', v['timeout-ms'], 30_000),
-    keyPort: number('key-port', v['key-port'], 8787, 65_535),
-    keyHost: v['key-host'] ?? '127.0.0.1',
-    keyFile: v['key-file'] ?? DEFAULT_KEY_FILE,
-    saveKey: v['key-file'] === undefined || v['save-key'],
     keepServing: v['keep-serving'],
     verbose: v.verbose,
     progressIntervalMs: number('progress-interval-ms', v['progress-interval-ms'], 5000),
     seed: number('seed', v.seed, randomInt(2 ** 31), 2 ** 32 - 1),
+    sandboxArgs,
   };
 }
-
-async function main(): Promise<number> {
-  let options: CliOptions;
-  try {
-    const parsed = parse(process.argv.slice(2));
-    if (parsed === 'help') {
-      console.log(USAGE);
-      return 0;
-    }
-    options = parsed;
-  } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
-    return 2;
-  }
-  const simulator = await startSimulator({
-    ...options,
-    progress: {
-      intervalMs: options.progressIntervalMs,
-      write: (line) => process.stderr.write(`${line}\n`),
-    },
-    ...(options.verbose && {
-      onAttempt: (send, status, retry) =>
-        console.log(
-          `${status ?? 'ERR'} ${send.notification.eventName} ${send.notification.variant} Webhookid ${send.notification.webhookId}${send.duplicate ? ' redelivery' : ''}${retry ? ' retry' : ''}`,
-        ),
-    }),
-  });
-  console.log(
-    `key endpoint: ${simulator.keyServer.url} (${simulator.keyOrigin} key, fingerprint ${simulator.fingerprint.slice(0, 16)}...)`,
-  );
-  console.log(`sending to ${options.url}/webhooks/<event> (seed ${options.seed})`);
-  const summary = await simulator.run();
-  console.log(formatSummary(summary));
-  if (options.keepServing) {
-    console.log('key endpoint still up (--keep-serving); Ctrl-C to stop');
-    await new Promise((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
-  }
-  await simulator.keyServer.close();
-  return exitCode(summary);
-}
-
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(`simulate failed: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(2);
-  },
-);

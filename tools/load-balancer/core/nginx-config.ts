@@ -19,7 +19,7 @@ export function nginxConfig(o: NginxConfigOptions): string {
   const servers = o.upstreamPorts
     .map((port) => `    server 127.0.0.1:${port} max_fails=1 fail_timeout=2s;`)
     .join('\n');
-  return `# written by tools/load-balancer/nginx-config.ts
+  return `# written by tools/load-balancer/core/nginx-config.ts
 ${o.runAsRoot ? 'user root;  # harness: the temp folder is root-only\n' : ''}worker_processes 1;
 pid ${file('nginx.pid')};
 error_log ${file('error.log')} warn;

@@ -1,6 +1,6 @@
 import http from 'node:http';
 
-export { freePort } from '../common/free-port.ts';
+export { freePort } from '../../common/free-port.ts';
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,22 +1,21 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/lib/logger.ts';
+import { PUBLIC_KEY_PATH } from '../../../src/lib/platform-key.ts';
 import { startKeyServer } from '../../common/key-server.ts';
-import { VALID_VARIANTS } from '../payloads.ts';
-import { DEFAULT_EVENTS, planSimulation } from '../plan.ts';
-import { runSimulation, type RunOptions } from '../run-simulation.ts';
+import { VALID_VARIANTS } from '../webhooks/payloads.ts';
+import { DEFAULT_EVENTS, planSimulation } from '../simulate/plan.ts';
+import { runSimulation, type RunOptions } from '../simulate/run-simulation.ts';
 import { loadOrCreateSigningKey } from '../../common/signing-key-file.ts';
-import { startSimulator } from '../simulate.ts';
-import { exitCode } from '../summary.ts';
-import { createFetchedKeySource, type SigningKeySource } from '../../../src/receiver/index.ts';
-import { buildTestApp } from '../../../test/support/test-app.ts';
+import { simulate } from '../simulate/simulate.ts';
+import { exitCode } from '../simulate/summary.ts';
+import { fetchedKeys as fetchedKeysOf, serveReceiver as serveReceiverOn } from './receiver.ts';
+import { startTestSandbox } from './support.ts';
+import type { SigningKeySource } from '../../../src/receiver/index.ts';
 import { useTestbed } from '../../../test/support/testbed.ts';
 
 const bed = useTestbed();
@@ -27,35 +26,16 @@ afterEach(async () => {
 });
 
 function fetchedKeys(url: string): SigningKeySource {
-  const keys = createFetchedKeySource({
-    url,
-    allowHttp: true,
-    fetchTimeoutMs: 2000,
-    // No throttle: a forgery is then checked against a fresh key at once and answered 401.
-    refreshCooldownMs: 0,
-    retryIntervalMs: 0,
-    now: Date.now,
-    logger: createLogger('silent'),
-  });
+  const keys = fetchedKeysOf(url);
   cleanup.push(() => keys.stop());
   return keys;
 }
 
 /** The receiver on a real socket. */
 async function serveReceiver(keys: SigningKeySource, secrets = [SECRET]): Promise<string> {
-  const server: Server = buildTestApp({ db: bed.database.db, keys, secrets }).app.listen(
-    0,
-    '127.0.0.1',
-  );
-  await new Promise((resolve) => server.once('listening', resolve));
-  cleanup.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const receiver = await serveReceiverOn(bed.database.db, keys, secrets);
+  cleanup.push(() => receiver.close());
+  return receiver.url;
 }
 
 const run = (url: string): Omit<RunOptions, 'url'> & { url: string } => ({
@@ -74,20 +54,20 @@ const plan = {
   seed: 42,
 };
 
-describe('simulator', () => {
+/** The sandbox, the stand-in platform: its key endpoint is where a receiver fetches the key. */
+async function startPlatform() {
+  const sandbox = await startTestSandbox();
+  return { keys: sandbox.keys, keyUrl: `${sandbox.url}${PUBLIC_KEY_PATH}` };
+}
+
+describe('sandbox simulate', () => {
   it('when it sends to a receiver that fetched its key, then accepted ones are stored once, forgeries 401, malformed 400 and quarantined', async () => {
-    const simulator = await startSimulator({
-      ...plan,
-      ...run('http://placeholder'),
-      keyHost: '127.0.0.1',
-      keyPort: 0,
-    });
-    cleanup.push(() => simulator.keyServer.close());
-    const keys = fetchedKeys(simulator.keyServer.url);
+    const platform = await startPlatform();
+    const keys = fetchedKeys(platform.keyUrl);
     await keys.start();
     const url = await serveReceiver(keys);
 
-    const summary = await simulator.run({ url });
+    const summary = await simulate(platform.keys, { ...plan, ...run(url) });
 
     // 30 notifications: 3 forged, 3 malformed, 24 accepted of which 5 are sent twice.
     expect(summary).toMatchObject({
@@ -157,18 +137,15 @@ describe('simulator', () => {
   });
 
   it('when the receiver wants another secret, then every delivery is lost and the exit code says so', async () => {
-    const simulator = await startSimulator({
-      ...plan,
-      count: 4,
-      ...run('http://placeholder'),
-      keyHost: '127.0.0.1',
-      keyPort: 0,
-    });
-    cleanup.push(() => simulator.keyServer.close());
-    const keys = fetchedKeys(simulator.keyServer.url);
+    const platform = await startPlatform();
+    const keys = fetchedKeys(platform.keyUrl);
     await keys.start();
 
-    const summary = await simulator.run({ url: await serveReceiver(keys, ['Basic b3RoZXI=']) });
+    const summary = await simulate(platform.keys, {
+      ...plan,
+      count: 4,
+      ...run(await serveReceiver(keys, ['Basic b3RoZXI='])),
+    });
 
     // 4 notifications, none forged or malformed at this count, one sent twice.
     expect(summary).toMatchObject({ deliveries: 5, answers: { 401: 5 }, retried: 0, lost: 5 });
@@ -199,17 +176,11 @@ describe('simulator', () => {
   });
 
   it('when the key endpoint is asked, then it answers like the platform: upper-case hex DER PKCS#1, octet-stream, no authentication', async () => {
-    const simulator = await startSimulator({
-      ...plan,
-      ...run('http://unused'),
-      keyHost: '127.0.0.1',
-      keyPort: 0,
-    });
-    cleanup.push(() => simulator.keyServer.close());
+    const platform = await startPlatform();
 
-    const res = await fetch(simulator.keyServer.url);
+    const res = await fetch(platform.keyUrl);
     const text = await res.text();
-    const other = await fetch(new URL('/public/v1/certificate/other', simulator.keyServer.url));
+    const other = await fetch(new URL('/public/v1/certificate/other', platform.keyUrl));
 
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/octet-stream');
@@ -218,7 +189,7 @@ describe('simulator', () => {
   });
 
   it('when a key file is asked for, then it is made once with --save-key and the same key is loaded after', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'simulator-key-'));
+    const dir = mkdtempSync(path.join(tmpdir(), 'simulate-key-'));
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
     const file = path.join(dir, 'platform.pem');
 
@@ -270,7 +241,7 @@ describe('simulator', () => {
   });
 });
 
-describe('simulator progress', () => {
+describe('sandbox simulate progress', () => {
   const PROJECT = fileURLToPath(new URL('../../..', import.meta.url));
 
   it('when deliveries wait for their retry, then a line every interval says what for, how long is left and the counts so far', async () => {
@@ -302,30 +273,28 @@ describe('simulator progress', () => {
   });
 
   it('when --rate holds deliveries back, then the lines say how many and when the last one starts; a quick run prints none', async () => {
-    const simulator = await startSimulator({
+    const platform = await startPlatform();
+    const keys = fetchedKeys(platform.keyUrl);
+    await keys.start();
+    const url = await serveReceiver(keys);
+    const options = {
       ...plan,
       count: 6,
       duplicateRatio: 0,
       badSignatureRatio: 0,
       malformedRatio: 0,
-      ...run('http://placeholder'),
-      keyHost: '127.0.0.1',
-      keyPort: 0,
-    });
-    cleanup.push(() => simulator.keyServer.close());
-    const keys = fetchedKeys(simulator.keyServer.url);
-    await keys.start();
-    const url = await serveReceiver(keys);
+      ...run(url),
+    };
     const paced: string[] = [];
     const quick: string[] = [];
 
-    const slow = await simulator.run({
-      url,
+    const slow = await simulate(platform.keys, {
+      ...options,
       rate: 4,
       progress: { intervalMs: 300, write: (line) => paced.push(line) },
     });
-    await simulator.run({
-      url,
+    await simulate(platform.keys, {
+      ...options,
       progress: { intervalMs: 5000, write: (line) => quick.push(line) },
     });
 
@@ -337,12 +306,13 @@ describe('simulator progress', () => {
   });
 
   it('when the CLI waits for a retry, then its progress lines go to stderr, apart from the summary on stdout', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'simulator-cli-'));
+    const dir = mkdtempSync(path.join(tmpdir(), 'simulate-cli-'));
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
     const args = [
       '--import',
       'tsx',
-      'tools/simulator/cli.ts',
+      'tools/sandbox/main.ts',
+      'simulate',
       '--url',
       'http://127.0.0.1:9',
       '--count',
@@ -351,11 +321,10 @@ describe('simulator progress', () => {
       '1500',
       '--progress-interval-ms',
       '400',
-      '--key-port',
+      '--port',
       '0',
       '--key-file',
       path.join(dir, 'key.pem'),
-      '--save-key',
     ];
 
     const failed = await promisify(execFile)(process.execPath, args, { cwd: PROJECT }).catch(

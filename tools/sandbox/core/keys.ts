@@ -2,8 +2,8 @@ import { generateKeyPair, type KeyObject } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { loadOrCreateSigningKey } from '../common/signing-key-file.ts';
-import { keyFingerprint } from '../../src/receiver/index.ts';
+import { loadOrCreateSigningKey } from '../../common/signing-key-file.ts';
+import { keyFingerprint } from '../../../src/receiver/index.ts';
 
 export interface KeyPair {
   privateKey: KeyObject;

@@ -1,5 +1,5 @@
 import { createHash, type KeyObject } from 'node:crypto';
-import { signBody } from '../common/signing.ts';
+import { signBody } from '../../common/signing.ts';
 
 /** One notification as the platform would send it, with what it should leave in the database. */
 export interface PlannedDelivery {

@@ -1,5 +1,6 @@
 import http from 'node:http';
-import { postBytes } from '../common/post-delivery.ts';
+import { postBytes } from '../../common/post-delivery.ts';
+import { deliveryHeaders } from '../webhooks/attempt-delivery.ts';
 import type { PlannedSend } from './plan.ts';
 import { createProgress, type ProgressOptions } from './progress.ts';
 import { countAttempt, countFinal, emptySummary, type SimulationSummary } from './summary.ts';
@@ -54,7 +55,13 @@ export async function runSimulation(
       progress.requestStarted();
       try {
         const answer = await postBytes(new URL(`webhooks/${notification.eventName}`, base), {
-          headers: headersFor(notification, options.secret),
+          // With a charset, which the contract allows and the sandbox's own deliveries leave out.
+          headers: deliveryHeaders(
+            notification.webhookId,
+            notification.signature,
+            options.secret,
+            'application/json; charset=utf-8',
+          ),
           body: notification.body,
           timeoutMs: options.timeoutMs,
           agent,
@@ -97,17 +104,4 @@ export async function runSimulation(
   }
   summary.durationMs = Math.round(performance.now() - started);
   return summary;
-}
-
-/** The platform's headers, in its spelling. */
-function headersFor(
-  notification: PlannedSend['notification'],
-  secret: string | undefined,
-): Record<string, string> {
-  return {
-    'Content-Type': 'application/json; charset=utf-8',
-    Webhookid: notification.webhookId,
-    ...(secret !== undefined && { Authorisation: secret }),
-    'Verification-Signature': notification.signature,
-  };
 }

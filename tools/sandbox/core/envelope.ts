@@ -115,7 +115,13 @@ function deliver(
 ): void {
   const fault = takeAfterAction(res);
   if (!fault) {
-    res.status(httpStatus).type(contentType).send(answer.text);
+    // Bytes, not text, for octet-stream: Express would add a charset, which the platform's key
+    // endpoint does not send.
+    const binary = contentType === 'application/octet-stream';
+    res
+      .status(httpStatus)
+      .type(contentType)
+      .send(binary ? Buffer.from(answer.text, 'utf8') : answer.text);
     return;
   }
   const write = (status: number, type: string, text: string) =>

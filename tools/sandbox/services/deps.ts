@@ -1,12 +1,12 @@
-import type { SandboxClock } from './clock.ts';
-import type { Credentials } from './credentials.ts';
-import type { Dialect } from './dialect.ts';
-import type { Faults } from './faults.ts';
-import type { SandboxKeys } from './keys.ts';
-import type { SandboxStore } from './state/store.ts';
-import type { TokenIssuer } from './token.ts';
-import type { DeliveryEngine } from './webhooks/delivery-engine.ts';
-import type { Notifier } from './webhooks/notifier.ts';
+import type { SandboxClock } from '../core/clock.ts';
+import type { Credentials } from '../core/credentials.ts';
+import type { Dialect } from '../core/dialect.ts';
+import type { Faults } from '../core/faults.ts';
+import type { SandboxKeys } from '../core/keys.ts';
+import type { SandboxStore } from '../state/store.ts';
+import type { TokenIssuer } from '../core/token.ts';
+import type { DeliveryEngine } from '../webhooks/delivery-engine.ts';
+import type { Notifier } from '../webhooks/notifier.ts';
 
 /** What the routes work with; built once per sandbox by createSandbox. */
 export interface SandboxDeps {

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { getStatus, waitFor } from './net.ts';
+import { projectDir } from '../../../src/lib/project-dir.ts';
 
-const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
+const PROJECT_DIR = projectDir();
 const START_TIMEOUT_MS = 60_000;
 
 /**

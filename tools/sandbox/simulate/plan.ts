@@ -4,9 +4,9 @@ import {
   MALFORMED_VARIANTS,
   VALID_VARIANTS,
   type Variant,
-} from './payloads.ts';
-import { randomInt, seededRandom, shuffled, type Random } from './random.ts';
-import { signBody } from '../common/signing.ts';
+} from '../webhooks/payloads.ts';
+import { randomInt, seededRandom, shuffled, type Random } from '../core/random.ts';
+import { signBody } from '../../common/signing.ts';
 
 export const DEFAULT_EVENTS = [
   'NPPReceivePayment',
