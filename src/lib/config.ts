@@ -206,12 +206,10 @@ const envSchema = z.object({
     doc: "embedded cluster's data, relative to the project",
     developmentOnly: true,
   }),
-  EMBEDDED_POSTGRES_PORT: integer(1, 65_535)
-    .default(54329)
-    .register(described, {
-      doc: "embedded cluster's port (localhost only)",
-      developmentOnly: true,
-    }),
+  EMBEDDED_POSTGRES_PORT: integer(1, 65_535).default(54329).register(described, {
+    doc: "embedded cluster's port (localhost only)",
+    developmentOnly: true,
+  }),
   PROVIDER_ENV: z
     .enum(['local', 'sandbox', 'production'])
     .default('production')
