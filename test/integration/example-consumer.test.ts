@@ -10,7 +10,7 @@ import {
   answers,
   exitWithin,
   PROJECT_DIR,
-  runScript,
+  runMain,
   waitFor,
   type RunningProcess,
 } from '../support/receiver-process.ts';
@@ -124,7 +124,7 @@ describe('the example ledger consumer (examples/ledger-consumer)', () => {
         30_000,
       );
 
-      const receiver = runScript('src/cli/serve.ts', {
+      const receiver = runMain('serve', {
         DATABASE_URL: receiverDb.url,
         HOST: '127.0.0.1',
         PORT: String(receiverPort),

@@ -10,7 +10,7 @@ import { newWebhookSecret, startConsumer } from '../support/feed-consumer.ts';
 import {
   exitWithin,
   PROJECT_DIR,
-  runScript,
+  runMain,
   waitFor,
   type RunningProcess,
 } from '../support/receiver-process.ts';
@@ -263,7 +263,7 @@ beforeAll(async () => {
   const port = await freePort();
   const metricsPort = await freePort();
   metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-  service = runScript('src/cli/serve.ts', {
+  service = runMain('serve', {
     DATABASE_URL: database.url,
     PORT: String(port),
     HOST: '127.0.0.1',

@@ -2,12 +2,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 
 /**
- * One server under test as its own process: `node <compiled script>`, stdout to a log file
+ * One server under test as its own process: `node <compiled script> [args]`, stdout to a log file
  * (so the receiver's per-delivery log lines are really written), stderr to another.
  */
 
 export interface ServerLaunch {
   script: string;
+  /** The script's own arguments (after it): `serve` for the receiver's dist/src/cli/main.js. */
+  args?: readonly string[];
   /** Node flags (before the script): the same for every server, see runtime.ts. */
   nodeArgs: readonly string[];
   env: Record<string, string>;
@@ -37,11 +39,15 @@ export { freePort } from '../common/free-port.ts';
 export async function startServer(launch: ServerLaunch, cwd: string): Promise<RunningServer> {
   const stdout = openSync(launch.stdoutFile, 'w');
   const stderr = openSync(launch.stderrFile, 'w');
-  const child = spawn(process.execPath, [...launch.nodeArgs, launch.script], {
-    cwd,
-    env: launch.env,
-    stdio: ['ignore', stdout, stderr],
-  });
+  const child = spawn(
+    process.execPath,
+    [...launch.nodeArgs, launch.script, ...(launch.args ?? [])],
+    {
+      cwd,
+      env: launch.env,
+      stdio: ['ignore', stdout, stderr],
+    },
+  );
   closeSync(stdout);
   closeSync(stderr);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -56,7 +56,7 @@ export interface LaunchContext {
   database?: string;
   /** Names the log files when the same server runs more than once (`receiver-large`). */
   instance?: string;
-  /** The receiver's entry point (default the build's); tests run src/cli/serve.ts under tsx. */
+  /** The receiver's entry point (default the build's); tests run src/cli/main.ts under tsx. */
   receiverScript?: string;
 }
 
@@ -95,7 +95,8 @@ export async function launchServer(name: ServerName, ctx: LaunchContext): Promis
 
   if (name === 'receiver') {
     const server = await start(ctx, {
-      script: ctx.receiverScript ?? 'dist/src/cli/serve.js',
+      script: ctx.receiverScript ?? 'dist/src/cli/main.js',
+      args: ['serve'],
       env: {
         ...env,
         HOST: '127.0.0.1',
