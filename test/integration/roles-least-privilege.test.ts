@@ -22,7 +22,7 @@ import { createTestDatabase, databaseUrl, type TestDatabase } from '../support/t
 
 /**
  * deploy/sql/roles.sql, applied to a fresh database: the migration job runs as the owner role,
- * then the real receiver process (src/cli/serve.ts) runs as the receiver role with
+ * then the real receiver process (src/cli/main.ts serve) runs as the receiver role with
  * MIGRATE_ON_START=false, a pull feed and a push relay, scheduled recovery against the sandbox,
  * and the operator commands (quarantine, feed, refund) run under the same role. A merchant's SQL
  * consumer reads the feed view as the feed-reader role and nothing else. Role names carry a
