@@ -30,11 +30,8 @@ export interface PruneSchedulerOptions {
 export function createPruneScheduler(options: PruneSchedulerOptions): PruneScheduler {
   const { logger } = options;
   return scheduleRuns({
+    ...options,
     name: 'prune',
-    intervalMs: options.intervalMs,
-    logger,
-    metrics: options.metrics,
-    ...(options.random && { random: options.random }),
     attempt: (signal) =>
       withLease(
         options.db,

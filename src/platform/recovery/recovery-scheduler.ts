@@ -27,12 +27,8 @@ export type RecoveryScheduler = ScheduledRuns;
 export function createRecoveryScheduler(options: SchedulerOptions): RecoveryScheduler {
   const { logger } = options;
   return scheduleRuns({
+    ...options,
     name: 'recovery',
-    intervalMs: options.intervalMs,
-    logger,
-    metrics: options.metrics,
-    ...(options.random && { random: options.random }),
-    ...(options.now && { now: options.now }),
     attempt: () =>
       withLease(options.db, RECOVERY_LEASE, options.run, {
         onProblem: (message, error) => logger.warn({ err: error }, message),
