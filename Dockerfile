@@ -3,7 +3,7 @@
 #
 #   docker build -t monoova-webhook-receiver:0.1.0 .
 #   docker run --rm -e DATABASE_URL=… -e WEBHOOK_SECRETS=… -p 3000:3000 monoova-webhook-receiver:0.1.0
-#   docker run --rm -e DATABASE_URL=… monoova-webhook-receiver:0.1.0 node dist/src/cli/migrate.js
+#   docker run --rm -e DATABASE_URL=… monoova-webhook-receiver:0.1.0 node dist/src/cli/main.js migrate
 #
 # It needs DATABASE_URL (or DATABASE_URL_FILE): the embedded Postgres is a development
 # dependency, for laptops, and is not in the image. Neither is tsx: nothing here runs TypeScript.
@@ -48,7 +48,8 @@ USER 1000:1000
 # FEED_HOST=0.0.0.0.
 EXPOSE 3000 9464 3002
 # Same as `npm run start:prod`, without npm in between (signals go straight to the service):
-# compiled JavaScript, a small young generation (lower peak memory). Other commands:
-# node dist/src/cli/migrate.js, node dist/src/cli/feed.js, node dist/src/cli/quarantine.js,
-# node dist/src/cli/provider.js, node dist/src/cli/recover.js.
-CMD ["node", "--max-semi-space-size=2", "dist/src/cli/serve.js"]
+# compiled JavaScript, a small young generation (lower peak memory). Every command goes through
+# the one entry, dist/src/cli/main.js <command> (`node dist/src/cli/main.js --help` lists them):
+# migrate, feed, quarantine, provider, recover, prune. Exit 2: bad usage or configuration;
+# 1: a failure at run time.
+CMD ["node", "--max-semi-space-size=2", "dist/src/cli/main.js", "serve"]

@@ -16,7 +16,7 @@ export default defineConfig({
       provider: 'v8',
       // The product, all of it: a file no test loads counts as 0 %, so nothing hides by being
       // left out. Measured in Vitest's test workers only: code that runs solely in a child
-      // process a test spawns (the CLIs, `src/cli/serve.ts` started as a process) is not
+      // process a test spawns (the CLIs, `src/cli/main.ts serve` started as a process) is not
       // counted, so the figures understate what the suite exercises.
       include: ['src/**'],
       reporter: ['text-summary', 'json-summary', 'html'],

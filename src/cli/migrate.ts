@@ -1,30 +1,28 @@
-import { ConfigError, loadConfig } from '../lib/config.ts';
-import { projectDir } from '../lib/project-dir.ts';
 import { createLogger } from '../lib/logger.ts';
-import { migrateToLatest } from '../lib/database/migrator.ts';
-import { openToolDatabase } from '../lib/database/operator-database.ts';
+import { EXIT_OK } from './exit-codes.ts';
+import { parseOptions, type OperatorIo } from '../lib/command-options.ts';
+import { withOperatorDatabase } from '../lib/database/operator-database.ts';
 
-/** `npm run migrate`: the same migrator the service runs on start, then exit. */
-async function migrate(): Promise<void> {
-  const config = loadConfig(process.env, { receivesDeliveries: false });
-  const logger = createLogger(config.logLevel);
-  // A receiver already running on the embedded default keeps its Postgres: use that one.
-  const database = await openToolDatabase(config, logger, projectDir());
-  try {
-    await migrateToLatest(database.db, logger);
-    logger.info('database is at the latest migration');
-  } finally {
-    await database.close();
-  }
+export const MIGRATE_USAGE = `usage: npm run migrate [-- --help]     (in the image: node dist/src/cli/main.js migrate)
+
+Brings the database (DATABASE_URL, or the embedded Postgres) to the latest migration, the same
+migrator the service runs on start (MIGRATE_ON_START), then exits. Run it as the owner role.
+
+  --help   this help
+
+Exit 0: the database is at the latest migration; 1: a migration failed or the database could
+not be reached; 2: bad usage or configuration.`;
+
+/** `main.ts migrate`: the same migrator the service runs on start, then exit. */
+export async function run(io: OperatorIo): Promise<number> {
+  if (!parseOptions(io, { help: { type: 'boolean' } }, MIGRATE_USAGE)) return EXIT_OK;
+  return withOperatorDatabase(
+    io,
+    ({ logger }) => {
+      logger.info('database is at the latest migration');
+      return Promise.resolve(EXIT_OK);
+    },
+    // The migrations' progress is the command's output: on stdout, at LOG_LEVEL.
+    { migrate: true, logger: (config) => createLogger(config.logLevel) },
+  );
 }
-
-migrate().catch((error: unknown) => {
-  const message =
-    error instanceof ConfigError
-      ? error.message
-      : error instanceof Error
-        ? error.stack
-        : String(error);
-  process.stderr.write(`migration failed: ${message}\n`);
-  process.exit(1);
-});

@@ -5,8 +5,9 @@
  * enquiry, wallets, refunds of stored payments, the PayTo report, subscriptions, the delivery
  * report and resends. See docs/provider-client.md.
  */
-import { PROVIDER_COMMANDS } from '../platform/index.ts';
-import { runCli } from '../platform/index.ts';
-import { runWithProcessIo } from './process-io.ts';
+import type { OperatorIo } from '../lib/command-options.ts';
+import { PROVIDER_COMMANDS, runCli } from '../platform/index.ts';
 
-runWithProcessIo((io) => runCli('provider', PROVIDER_COMMANDS, io));
+export function run(io: OperatorIo): Promise<number> {
+  return runCli('provider', PROVIDER_COMMANDS, io);
+}

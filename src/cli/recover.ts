@@ -4,7 +4,4 @@
  * Asks the platform to resend notifications the receiver missed, and lists PayTo receipts that
  * no webhook brought. See the README and docs/provider-client.md, "Recovery".
  */
-import { runRecoverCli } from '../platform/index.ts';
-import { runWithProcessIo } from './process-io.ts';
-
-runWithProcessIo(runRecoverCli);
+export { runRecoverCli as run } from '../platform/index.ts';

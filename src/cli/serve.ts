@@ -13,7 +13,9 @@ import { createLogStream, type LogStream } from '../lib/log-stream.ts';
 import { createMetrics, type Metrics } from '../receiver/index.ts';
 import { listen, shutDownGracefully } from '../receiver/index.ts';
 import { environmentWith, parseStartOptions, USAGE } from './start-options.ts';
-import { assertMigrated, migrateToLatest, SchemaBehindError } from '../lib/database/migrator.ts';
+import { assertMigrated, migrateToLatest } from '../lib/database/migrator.ts';
+import { EXIT_OK } from './exit-codes.ts';
+import type { OperatorIo } from '../lib/command-options.ts';
 import { resolveEmbeddedDataDir } from '../lib/database/embedded-postgres.ts';
 import { openDatabase } from '../lib/database/open-database.ts';
 import {
@@ -26,14 +28,34 @@ import { parsePublicKey } from '../receiver/index.ts';
 /** How long a normal exit waits for buffered log lines to reach stdout (a stalled reader loses them). */
 const EXIT_FLUSH_MS = 1000;
 
-/** Wiring only: configuration, signing key, database, listen, shut down. */
-async function main(log: { stream?: LogStream }): Promise<void> {
-  const options = parseStartOptions(process.argv.slice(2));
-  if (options.help) {
-    process.stdout.write(USAGE);
-    return;
+/**
+ * `main.ts serve`: the receiver. Answers 'serving' once it listens; from then on SIGTERM or SIGINT
+ * drains and stops it, and the shutdown exits the process. A start that fails throws (exit
+ * codes: src/lib/exit-codes.ts), once the log lines written so far have had their moment.
+ */
+export async function run(
+  io: Pick<OperatorIo, 'argv' | 'env' | 'out'>,
+): Promise<number | 'serving'> {
+  const log: { stream?: LogStream } = {};
+  try {
+    return await serve(io, log);
+  } catch (error) {
+    await log.stream?.flushWithin(EXIT_FLUSH_MS);
+    throw error;
   }
-  const environment = environmentWith(options.envFile, process.env);
+}
+
+/** Wiring only: configuration, signing key, database, listen, shut down. */
+async function serve(
+  io: Pick<OperatorIo, 'argv' | 'env' | 'out'>,
+  log: { stream?: LogStream },
+): Promise<number | 'serving'> {
+  const options = parseStartOptions(io.argv);
+  if (options.help) {
+    io.out(USAGE.trimEnd());
+    return EXIT_OK;
+  }
+  const environment = environmentWith(options.envFile, io.env);
   const config = loadConfig(environment.env);
   log.stream = createLogStream({ fd: 1, maxBufferBytes: config.logBufferBytes });
   const logStream = log.stream;
@@ -144,6 +166,7 @@ async function main(log: { stream?: LogStream }): Promise<void> {
       stopping ??= shutDownGracefully(plan, signal);
     });
   }
+  return 'serving';
 }
 
 /**
@@ -188,17 +211,3 @@ function createKeySource(
     onFetch: (result) => metrics.keyFetches.inc({ result }),
   });
 }
-
-const log: { stream?: LogStream } = {};
-main(log).catch(async (error: unknown) => {
-  // A configuration fault names the variable and needs no stack trace.
-  if (error instanceof ConfigError || error instanceof SchemaBehindError) {
-    process.stderr.write(`${error.message}\n`);
-    process.exit(2);
-  }
-  process.stderr.write(
-    `receiver failed to start: ${error instanceof Error ? error.stack : String(error)}\n`,
-  );
-  await log.stream?.flushWithin(EXIT_FLUSH_MS);
-  process.exit(1);
-});

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs, parseEnv } from 'node:util';
-import { ConfigError } from '../lib/config.ts';
+import { UsageError } from '../lib/usage-error.ts';
 
-export const USAGE = `Usage: main [--dotenv <path>] [--help]
+export const USAGE = `Usage: main serve [--dotenv <path>] [--help]
 
 Runs the webhook receiver, configured from the environment (README.md, "Configuration").
 
@@ -26,7 +26,7 @@ export function parseStartOptions(argv: readonly string[]): StartOptions {
     });
     return { help: values.help, envFile: values.dotenv };
   } catch (error) {
-    throw new ConfigError([`arguments: ${error instanceof Error ? error.message : 'unreadable'}`]);
+    throw new UsageError(error instanceof Error ? error.message : 'unreadable arguments', USAGE);
   }
 }
 

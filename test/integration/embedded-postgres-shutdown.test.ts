@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bodyBytes, freshWebhookId } from '../support/deliveries.ts';
 import { freePort } from '../../tools/common/free-port.ts';
-import { answers, runScript, waitFor, type RunningProcess } from '../support/receiver-process.ts';
+import { answers, runMain, waitFor, type RunningProcess } from '../support/receiver-process.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
 import {
   generateSigningKeyPair,
@@ -89,7 +89,7 @@ describe('the service on the embedded Postgres', () => {
     };
     const started: RunningProcess[] = [];
     const start = async (processGroup: boolean) => {
-      const service = runScript('src/cli/serve.ts', env, { processGroup });
+      const service = runMain('serve', env, { processGroup });
       started.push(service);
       await waitFor(
         async () => {

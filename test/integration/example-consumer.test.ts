@@ -10,7 +10,7 @@ import {
   answers,
   exitWithin,
   PROJECT_DIR,
-  runScript,
+  runMain,
   waitFor,
   type RunningProcess,
 } from '../support/receiver-process.ts';
@@ -26,7 +26,7 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database.
 /**
  * The example consumer (examples/ledger-consumer) as a merchant runs it: its own process
  * (`node examples/ledger-consumer/src/cli/serve.js`, plain Node, configured only through the
- * environment), fed by the real receiver (`src/cli/serve.ts`): pushed to by its relay, then pulling
+ * environment), fed by the real receiver (`src/cli/main.ts serve`): pushed to by its relay, then pulling
  * `GET /feed`. It has no node_modules of its own: Node's resolution walks up from
  * examples/ledger-consumer/src/ to the root node_modules (NODE_PATH would not help: ESM
  * imports ignore it).
@@ -124,7 +124,7 @@ describe('the example ledger consumer (examples/ledger-consumer)', () => {
         30_000,
       );
 
-      const receiver = runScript('src/cli/serve.ts', {
+      const receiver = runMain('serve', {
         DATABASE_URL: receiverDb.url,
         HOST: '127.0.0.1',
         PORT: String(receiverPort),

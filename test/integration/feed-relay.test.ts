@@ -126,7 +126,7 @@ describe('push relay', () => {
 
     const env = { ...process.env, DATABASE_URL: bed.database.url, LOG_LEVEL: 'silent' };
     const run = (...args: string[]) =>
-      promisify(execFile)('node_modules/.bin/tsx', ['src/cli/feed.ts', ...args], { env });
+      promisify(execFile)('node_modules/.bin/tsx', ['src/cli/main.ts', 'feed', ...args], { env });
     const listed = await run('dead-letters');
     const deadId = states[0]?.id ?? '';
     expect(listed.stdout).toContain(`${deadId}\tposition 1\tpayment.received`);

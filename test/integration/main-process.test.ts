@@ -6,7 +6,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bodyBytes, freshWebhookId } from '../support/deliveries.ts';
 import { freePort } from '../../tools/common/free-port.ts';
-import { answers, PROJECT_DIR, runScript as run, waitFor } from '../support/receiver-process.ts';
+import {
+  answers,
+  MAIN_SCRIPT,
+  PROJECT_DIR,
+  runMain as run,
+  waitFor,
+} from '../support/receiver-process.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
 import {
   generateSigningKeyPair,
@@ -17,8 +23,9 @@ import {
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
 /**
- * The real entry point as an operator runs it: `src/cli/serve.ts` in its own process, configured only
- * through the environment, on the embedded Postgres, stopped with SIGTERM.
+ * The real entry point as an operator runs it: `src/cli/main.ts serve` in its own process,
+ * configured only through the environment, on the embedded Postgres, stopped with SIGTERM; and the
+ * command line itself (`main.ts <command>`): its commands, its help, its exit codes.
  */
 
 const SECRET = 'Basic bWFpbi1wcm9jZXNzLXRlc3Q=';
@@ -51,7 +58,7 @@ describe('the service process', () => {
     const metricsPort = await freePort();
     const feedPort = await freePort();
     const embeddedPort = await freePort();
-    const service = run('src/cli/serve.ts', {
+    const service = run('serve', {
       FEED_TOKEN: FEED_TOKEN,
       FEED_PORT: String(feedPort),
       PORT: String(port),
@@ -118,7 +125,7 @@ describe('the service process', () => {
       });
       // An operator command reaches the running receiver's embedded database (not a new one).
       const status = run(
-        'src/cli/feed.ts',
+        'feed',
         {
           EMBEDDED_POSTGRES_DIR: path.join(dataDir, 'pg'),
           EMBEDDED_POSTGRES_PORT: String(embeddedPort),
@@ -140,7 +147,7 @@ describe('the service process', () => {
   }, 90_000);
 
   it('when configuration is bad, then it refuses to start and names every bad variable', async () => {
-    const service = run('src/cli/serve.ts', {
+    const service = run('serve', {
       PORT: 'eighty',
       PROVIDER_ENV: 'staging',
       WEBHOOK_SECRETS: SECRET,
@@ -161,7 +168,7 @@ describe('the service process', () => {
       const blocker = createServer().listen(port, '127.0.0.1');
       await new Promise((resolve) => blocker.once('listening', resolve));
       try {
-        const service = run('src/cli/serve.ts', {
+        const service = run('serve', {
           WEBHOOK_SECRETS: SECRET,
           DATABASE_URL: database.url,
           HOST: '127.0.0.1',
@@ -189,11 +196,11 @@ describe('the service process', () => {
         METRICS_PORT: 'off',
         SIGNING_KEY: publicKeyAsProviderHex(signer.publicKey),
       };
-      const refused = run('src/cli/serve.ts', { ...env, DATABASE_URL: empty.url });
+      const refused = run('serve', { ...env, DATABASE_URL: empty.url });
       expect(await refused.exited).toBe(2);
       expect(refused.output()).toMatch(/lacks \d+ migration\(s\).*npm run migrate:prod/);
       expect(await empty.count('pg_tables WHERE schemaname = $$public$$')).toBe(0);
-      const started = run('src/cli/serve.ts', { ...env, DATABASE_URL: database.url });
+      const started = run('serve', { ...env, DATABASE_URL: database.url });
       try {
         await waitFor(() => started.output().includes('receiver listening'), 'listening', 30_000);
       } finally {
@@ -206,7 +213,7 @@ describe('the service process', () => {
   });
 
   it('when TRUST_PROXY is not something Express understands, then it exits 2 naming it, before any database starts', async () => {
-    const service = run('src/cli/serve.ts', {
+    const service = run('serve', {
       TRUST_PROXY: 'maybe',
       WEBHOOK_SECRETS: SECRET,
       EMBEDDED_POSTGRES_DIR: path.join(dataDir, 'never-started'),
@@ -223,7 +230,7 @@ describe('the service process', () => {
   ])(
     'when WEBHOOK_SECRETS is %s and running without one is not asked for, then it exits 2 saying what to set',
     async (_, env) => {
-      const service = run('src/cli/serve.ts', {
+      const service = run('serve', {
         ...env,
         DATABASE_URL: 'postgres://127.0.0.1:1/none',
       });
@@ -238,7 +245,7 @@ describe('the service process', () => {
     // PORT in the file is bad: the process's own PORT must win, or the start fails.
     writeFileSync(envFile, 'PORT=eighty\nALLOW_NO_WEBHOOK_SECRET=true\n');
     const service = run(
-      'src/cli/serve.ts',
+      'serve',
       {
         PORT: String(port),
         HOST: '127.0.0.1',
@@ -275,23 +282,102 @@ describe('the service process', () => {
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    expect(output).toMatch(/Usage: main \[--dotenv <path>\]/);
+    expect(output).toMatch(/Usage: main serve \[--dotenv <path>\]/);
     expect(code).toBe(0);
   });
 
   it('when asked for --help, then it prints the usage and exits 0', async () => {
-    const service = run('src/cli/serve.ts', {}, { args: ['--help'] });
+    const service = run('serve', {}, { args: ['--help'] });
     expect(await service.exited).toBe(0);
-    expect(service.output()).toMatch(/^Usage: main \[--dotenv <path>\]/);
+    expect(service.output()).toMatch(/^Usage: main serve \[--dotenv <path>\]/);
   });
 
   it('when SIGNING_KEY is not a key, then it refuses to start naming SIGNING_KEY', async () => {
-    const service = run('src/cli/serve.ts', {
+    const service = run('serve', {
       WEBHOOK_SECRETS: SECRET,
       SIGNING_KEY: 'not a key',
       DATABASE_URL: 'postgres://127.0.0.1:1/none',
     });
     expect(await service.exited).toBe(2);
     expect(service.output()).toMatch(/SIGNING_KEY: /);
+  });
+});
+
+/** `main.ts <args>` in its own process: its exit code, stdout and stderr apart. */
+async function main(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN_SCRIPT, ...args], {
+    cwd: PROJECT_DIR,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { code, stdout, stderr };
+}
+
+const COMMANDS = ['serve', 'migrate', 'feed', 'provider', 'recover', 'quarantine', 'prune'];
+
+describe('the command line (main.ts <command>)', () => {
+  it('when asked for --help, then it lists every command with a line each on stdout and exits 0', async () => {
+    const { code, stdout, stderr } = await main(['--help']);
+    expect(code, stderr).toBe(0);
+    for (const command of COMMANDS) expect(stdout).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
+    expect(stdout).toMatch(/Exit 0: done; 1: a failure at run time/);
+  });
+
+  it('when no command or an unknown one is given, then it prints the usage on stderr and exits 2', async () => {
+    const [none, unknown] = await Promise.all([main([]), main(['serv'])]);
+    for (const run of [none, unknown]) {
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      for (const command of COMMANDS) expect(run.stderr).toMatch(new RegExp(`^  ${command} `, 'm'));
+    }
+    expect(unknown.stderr).toMatch(/^unknown command: serv$/m);
+  });
+
+  it('when asked for <command> --help, then each prints its own help and exits 0', async () => {
+    const helps: Record<string, RegExp> = {
+      serve: /^Usage: main serve \[--dotenv <path>\]/,
+      migrate: /^usage: npm run migrate/,
+      feed: /^Usage: npm run feed -- <command>/,
+      provider: /^usage: npm run provider -- <command>/,
+      recover: /^usage: npm run recover -- \[--date YYYY-MM-DD/,
+      quarantine: /^usage: npm run quarantine -- <command>/,
+      prune: /^usage: npm run prune -- \[--dry-run\]/,
+    };
+    const runs = await Promise.all(COMMANDS.map((command) => main([command, '--help'])));
+    COMMANDS.forEach((command, i) => {
+      const run = runs[i]!;
+      expect(run.code, `${command}: ${run.stderr}`).toBe(0);
+      // provider lists its commands on stderr (stdout is for JSON results only).
+      expect(run.stdout + run.stderr, command).toMatch(helps[command]!);
+    });
+  }, 60_000);
+
+  it('when the configuration is bad, then migrate and feed exit 2 naming the variable, without a stack trace', async () => {
+    // Until the one command line, migrate and feed exited 1 for this: now 2, as serve always did.
+    const env = { LOG_LEVEL: 'loud', DATABASE_URL: 'postgres://127.0.0.1:1/none' };
+    const runs = await Promise.all([main(['migrate'], env), main(['feed', 'status'], env)]);
+    for (const run of runs) {
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(/^Invalid configuration:\n\s+LOG_LEVEL: /);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    }
+    const usage = await main(['migrate', '--bogus']);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/'--bogus'[\s\S]*usage: npm run migrate/);
+  });
+
+  it('when the database cannot be reached, then migrate exits 1 saying the migration failed', async () => {
+    const closed = await freePort();
+    const run = await main(['migrate'], {
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${closed}/none`,
+      DATABASE_CONNECTION_TIMEOUT_MS: '2000',
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^migration failed: .*ECONNREFUSED/);
   });
 });

@@ -10,7 +10,7 @@ import { newWebhookSecret, startConsumer } from '../support/feed-consumer.ts';
 import {
   exitWithin,
   PROJECT_DIR,
-  runScript,
+  runMain,
   waitFor,
   type RunningProcess,
 } from '../support/receiver-process.ts';
@@ -21,7 +21,7 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database.
 /**
  * The alert rules (deploy/prometheus/alerts.yml), the Grafana dashboard
  * (deploy/grafana/receiver-dashboard.json) and the README's "Alert on" prose name metrics: every
- * one of them must be served by a real receiver's /metrics. The receiver is `src/cli/serve.ts` in its
+ * one of them must be served by a real receiver's /metrics. The receiver is `src/cli/main.ts serve` in its
  * own process with everything that registers metrics switched on: the fetched signing key (from
  * a sandbox), the feed relay (to a local consumer) and scheduled recovery (against the sandbox).
  * Labelled counters appear only at their first increment, so the test provokes them: a stored
@@ -263,7 +263,7 @@ beforeAll(async () => {
   const port = await freePort();
   const metricsPort = await freePort();
   metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-  service = runScript('src/cli/serve.ts', {
+  service = runMain('serve', {
     DATABASE_URL: database.url,
     PORT: String(port),
     HOST: '127.0.0.1',

@@ -6,7 +6,7 @@ import {
   type TestSandbox,
 } from '../../tools/sandbox/test/support.ts';
 import { paymentStoredThroughSandbox } from '../support/provider-sandbox.ts';
-import { runScript } from '../support/receiver-process.ts';
+import { runMain } from '../support/receiver-process.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
 /**
@@ -21,7 +21,7 @@ beforeAll(async () => {
 afterAll(() => database?.drop());
 
 async function provider(env: Record<string, string>, args: string[], extra = {}) {
-  const running = runScript('src/cli/provider.ts', { ...env, ...extra }, { args });
+  const running = runMain('provider', { ...env, ...extra }, { args });
   const code = await running.exited;
   return { code, output: running.output() };
 }

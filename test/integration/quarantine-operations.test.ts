@@ -5,7 +5,7 @@ import { readFeedPage } from '../../src/feed/feed-page.ts';
 import { runQuarantineCommand } from '../../src/operations/quarantine/quarantine-command.ts';
 import { createDatabaseWithPool } from '../../src/lib/database/database.ts';
 import { bodyBytes, freshWebhookId, sendDelivery } from '../support/deliveries.ts';
-import { runScript } from '../support/receiver-process.ts';
+import { runMain } from '../support/receiver-process.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
 import { buildTestApp, type TestApp } from '../support/test-app.ts';
 import { useTestbed } from '../support/testbed.ts';
@@ -188,12 +188,12 @@ describe('npm run quarantine', () => {
   });
 
   it('when run as its own process, then --help exits 0 and list reads the configured database', async () => {
-    const help = runScript('src/cli/quarantine.ts', {}, { args: ['--help'] });
+    const help = runMain('quarantine', {}, { args: ['--help'] });
     expect(await help.exited).toBe(0);
     expect(help.output()).toContain('npm run quarantine -- <command>');
     await quarantine(nppPayment({ TransactionId: undefined }));
-    const list = runScript(
-      'src/cli/quarantine.ts',
+    const list = runMain(
+      'quarantine',
       { DATABASE_URL: bed.database.url, LOG_LEVEL: 'silent' },
       { args: ['list'] },
     );

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createLogger } from '../../src/lib/logger.ts';
 import { createProviderClient } from '../../src/platform/client/provider-client.ts';
 import { withProviderTables } from '../../src/platform/storage/tables.ts';
+import { failureOf } from '../../src/cli/exit-codes.ts';
 import { runRecoverCli } from '../../src/platform/recovery/recover-cli.ts';
 import { runRecovery, type RecoveryOptions } from '../../src/platform/recovery/run-recovery.ts';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../support/scripted-server.ts';
@@ -373,6 +374,7 @@ describe('npm run recover: a range of pages, progress on stderr', () => {
   async function recoverCli(platform: Platform, argv: string[]) {
     const out: string[] = [];
     const err: string[] = [];
+    // As main.ts runs it: what it throws (bad usage, bad configuration) goes through the policy.
     const code = await runRecoverCli({
       argv,
       env: {
@@ -386,6 +388,10 @@ describe('npm run recover: a range of pages, progress on stderr', () => {
       out: (text) => out.push(text),
       err: (text) => err.push(text),
       projectDir: process.cwd(),
+    }).catch((error: unknown) => {
+      const failure = failureOf(error, 'recovery failed');
+      err.push(failure.text);
+      return failure.code;
     });
     return { code, out: out.join('\n'), err: err.join('\n') };
   }
@@ -425,7 +431,11 @@ describe('npm run recover: a range of pages, progress on stderr', () => {
 
   it('when --pages or --from-page is not a whole number from 1, then it exits 2 with the usage; --help names both', async () => {
     const platform = await startPlatform();
-    expect((await recoverCli(platform, ['--pages', '0'])).code).toBe(2);
+    const bad = await recoverCli(platform, ['--pages', '0']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(
+      /^--pages must be a whole number from 1 to 100000 \(got 0\)\n\nusage: /,
+    );
     expect((await recoverCli(platform, ['--from-page', 'x'])).code).toBe(2);
     const help = await recoverCli(platform, ['--help']);
     expect(help.code).toBe(0);

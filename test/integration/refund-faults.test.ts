@@ -8,7 +8,7 @@ import {
   startTestSandbox,
   type TestSandbox,
 } from '../../tools/sandbox/test/support.ts';
-import { runScript } from '../support/receiver-process.ts';
+import { runMain } from '../support/receiver-process.ts';
 import { paymentStoredThroughSandbox, sandboxProviderClient } from '../support/provider-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
@@ -209,7 +209,7 @@ for (const dialect of ['interface', 'public'] as const) {
         DATABASE_URL: database.url,
         LOG_LEVEL: 'silent',
       };
-      const dying = runScript('src/cli/provider.ts', env, { args });
+      const dying = runMain('provider', env, { args });
       await expect
         .poll(() => platformRefunded(sandbox, transactionId), { timeout: 15_000 })
         .toBe('40.00');
@@ -220,7 +220,7 @@ for (const dialect of ['interface', 'public'] as const) {
         reserved: '40.00',
         rows: '1',
       });
-      const again = runScript('src/cli/provider.ts', env, { args });
+      const again = runMain('provider', env, { args });
       expect(await again.exited, again.output()).toBe(0);
       expect(again.output()).toContain('"resumed": true');
       expect(await platformRefunded(sandbox, transactionId)).toBe('40.00');

@@ -13,7 +13,7 @@ import {
   startScheduledPrune,
 } from '../../src/operations/retention/scheduled-prune.ts';
 import { createDatabase, type Db } from '../../src/lib/database/database.ts';
-import { runScript, waitFor } from '../support/receiver-process.ts';
+import { runMain, waitFor } from '../support/receiver-process.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
 /**
@@ -217,7 +217,7 @@ describe('npm run prune', () => {
     RETENTION_BATCH_PAUSE_MS: '0',
   });
   const prune = async (args: string[], extra: Record<string, string> = {}) => {
-    const running = runScript('src/cli/prune.ts', { ...env(), ...extra }, { args });
+    const running = runMain('prune', { ...env(), ...extra }, { args });
     const code = await running.exited;
     return { code, output: running.output() };
   };

@@ -16,13 +16,13 @@ import {
 } from '../../tools/sandbox/test/support.ts';
 import { bodyBytes, freshWebhookId } from '../support/deliveries.ts';
 import { eventually, newWebhookSecret, startConsumer } from '../support/feed-consumer.ts';
-import { PROJECT_DIR, runScript, waitFor } from '../support/receiver-process.ts';
+import { PROJECT_DIR, runMain, waitFor } from '../support/receiver-process.ts';
 import { publicKeyAsProviderHex, signBody } from '../support/signing.ts';
 import { createTestDatabase, databaseUrl, type TestDatabase } from '../support/test-database.ts';
 
 /**
  * deploy/sql/roles.sql, applied to a fresh database: the migration job runs as the owner role,
- * then the real receiver process (src/cli/serve.ts) runs as the receiver role with
+ * then the real receiver process (src/cli/main.ts serve) runs as the receiver role with
  * MIGRATE_ON_START=false, a pull feed and a push relay, scheduled recovery against the sandbox,
  * and the operator commands (quarantine, feed, refund) run under the same role. A merchant's SQL
  * consumer reads the feed view as the feed-reader role and nothing else. Role names carry a
@@ -127,8 +127,8 @@ async function outcomes(role: RoleName, statements: string[]): Promise<Record<st
   });
 }
 
-const runCommand = async (script: string, args: string[], env: Record<string, string>) => {
-  const command = runScript(script, { LOG_LEVEL: 'warn', ...env }, { args });
+const runCommand = async (name: string, args: string[], env: Record<string, string>) => {
+  const command = runMain(name, { LOG_LEVEL: 'warn', ...env }, { args });
   const code = await command.exited;
   return { code, output: command.output() };
 };
@@ -138,7 +138,7 @@ beforeAll(async () => {
   // First run, by the administrator, on an empty database: roles, database, schema.
   await applyRoles(databaseUrl(adminUrl, databaseName), { passwords: true });
   // The migration job, as the owner role (as `npm run migrate:prod` would).
-  const migrate = await runCommand('src/cli/migrate.ts', [], { DATABASE_URL: urlAs('owner') });
+  const migrate = await runCommand('migrate', [], { DATABASE_URL: urlAs('owner') });
   expect(migrate.code, migrate.output).toBe(0);
   // Then roles.sql again, as the owner role itself: grants on the tables it just made.
   await applyRoles(urlAs('owner'));
@@ -178,7 +178,7 @@ describe('least-privilege roles (deploy/sql/roles.sql)', () => {
       // The key URL derived from the sandbox's plain-http address (the receiver pins its key).
       SIGNING_KEY_ALLOW_HTTP: 'true',
     };
-    const receiver = runScript('src/cli/serve.ts', {
+    const receiver = runMain('serve', {
       DATABASE_URL: urlAs('receiver'),
       MIGRATE_ON_START: 'false',
       HOST: '127.0.0.1',
@@ -275,13 +275,13 @@ describe('least-privilege roles (deploy/sql/roles.sql)', () => {
       // Operator commands under the receiver role (they open the database as the service does).
       const asReceiver = { DATABASE_URL: urlAs('receiver') };
       const resolved = await runCommand(
-        'src/cli/quarantine.ts',
+        'quarantine',
         ['resolve', quarantined?.id ?? '', '--note', 'asked the platform to resend'],
         asReceiver,
       );
       expect(resolved.code, resolved.output).toBe(0);
       for (const args of [['pause', 'roles test'], ['resume'], ['status']]) {
-        const command = await runCommand('src/cli/feed.ts', args, asReceiver);
+        const command = await runCommand('feed', args, asReceiver);
         expect(command.code, command.output).toBe(0);
       }
       // A refund (advisory lock, payment row lock, reservation, outcome). An NPP payment may be
@@ -295,7 +295,7 @@ describe('least-privilege roles (deploy/sql/roles.sql)', () => {
       );
       await sandbox.call('POST', '/sandbox/clock', { body: { seconds: 600 } });
       const refund = await runCommand(
-        'src/cli/provider.ts',
+        'provider',
         [
           'refund',
           '--transaction-id',
@@ -337,7 +337,7 @@ describe('least-privilege roles (deploy/sql/roles.sql)', () => {
             `UPDATE recovery_runs SET started_at = started_at - ${ago}, finished_at = finished_at - ${ago}`,
           );
         });
-        const prune = await runCommand('src/cli/prune.ts', [], {
+        const prune = await runCommand('prune', [], {
           ...asReceiver,
           FEED_HTTP_URL: consumer.url,
           FEED_HTTP_SECRET: feedSecret.text,

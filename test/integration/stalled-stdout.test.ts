@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../tools/common/free-port.ts';
-import { answers, exitWithin, runScript, waitFor } from '../support/receiver-process.ts';
+import { answers, exitWithin, runMain, waitFor } from '../support/receiver-process.ts';
 import { generateSigningKeyPair, publicKeyAsProviderHex } from '../support/signing.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
@@ -49,8 +49,8 @@ describe('the service process with a stalled stdout', () => {
     const signer = await generateSigningKeyPair();
     const port = await freePort();
     const metricsPort = await freePort();
-    const service = runScript(
-      'src/cli/serve.ts',
+    const service = runMain(
+      'serve',
       {
         PORT: String(port),
         HOST: '127.0.0.1',

@@ -4,7 +4,7 @@ import { providerHex } from '../../src/lib/platform-key.ts';
 import { parsePublicKey } from '../../src/receiver/verification/public-key.ts';
 import { captureFilesAt, loadCaptureFile } from '../../tools/capture/capture-files.ts';
 import { freePort } from '../../tools/common/free-port.ts';
-import { answers, runScript, waitFor } from '../support/receiver-process.ts';
+import { answers, runMain, runScript, waitFor } from '../support/receiver-process.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
 /**
@@ -37,7 +37,7 @@ describe('the fixtures key file', () => {
 
   it('when the receiver is started with it as documented and the fixtures are replayed, then every answer is as expected', async () => {
     const port = await freePort();
-    const receiver = runScript('src/cli/serve.ts', {
+    const receiver = runMain('serve', {
       DATABASE_URL: database.url,
       PORT: String(port),
       HOST: '127.0.0.1',

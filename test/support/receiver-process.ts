@@ -2,8 +2,9 @@ import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
 import { fileURLToPath } from 'node:url';
 
 /**
- * The real entry point as an operator runs it: `src/cli/serve.ts` in its own process, configured only
- * through the environment (nothing leaks in from the developer's shell but PATH).
+ * The real entry point as an operator runs it: `src/cli/main.ts <command>` (`runMain('serve', …)`,
+ * the receiver) in its own process, configured only through the environment (nothing leaks in
+ * from the developer's shell but PATH).
  */
 
 export const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
@@ -43,6 +44,17 @@ export function runScript(
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, output: () => output, exited };
 }
+
+/** The one command line, `src/cli/main.ts <command> [args]`, as `npm start`/`npm run <command>` run it. */
+export function runMain(
+  command: string,
+  env: Record<string, string>,
+  options: RunOptions = {},
+): RunningProcess {
+  return runScript(MAIN_SCRIPT, env, { ...options, args: [command, ...(options.args ?? [])] });
+}
+
+export const MAIN_SCRIPT = 'src/cli/main.ts';
 
 export async function waitFor(
   predicate: () => boolean | Promise<boolean>,

@@ -97,7 +97,8 @@ async function main(): Promise<number> {
     log(`starting the receiver on 127.0.0.1:${port} (shared secret ${withSecret ? 'on' : 'off'})`);
     server = await startServer(
       {
-        script: 'dist/src/cli/serve.js',
+        script: 'dist/src/cli/main.js',
+        args: ['serve'],
         nodeArgs: ['--max-semi-space-size=2'],
         env: {
           PATH: process.env.PATH ?? '/usr/bin:/bin',

@@ -1,6 +1,6 @@
 /**
  * Proves the receiver behind a load balancer, with real processes: nginx in front of two
- * `src/cli/serve.ts` instances sharing one Postgres (through a TCP proxy that can cut it off).
+ * `src/cli/main.ts serve` instances sharing one Postgres (through a TCP proxy that can cut it off).
  *
  *   npm run test:lb                                   # every scenario
  *   npm run test:lb -- --scenario=A --deliveries=1000 # one scenario, smaller

@@ -189,7 +189,7 @@ async function withDatabase<T>(
   const url = databaseUrl(adminUrl, name);
   const client = new pg.Client({ connectionString: url });
   try {
-    const migrated = await runScript('src/cli/migrate.ts', { DATABASE_URL: url });
+    const migrated = await runScript('src/cli/main.ts', { DATABASE_URL: url }, ['migrate']);
     if (migrated.code !== 0) throw new Error(`migration failed: ${migrated.stderr}`);
     await client.connect();
     return await work(client, url);
@@ -206,9 +206,9 @@ async function timedPrune(client: pg.Client, url: string, env: Record<string, st
   const lsn = await walLsn(client);
   const started = process.hrtime.bigint();
   const run = await runScript(
-    'src/cli/prune.ts',
+    'src/cli/main.ts',
     { DATABASE_URL: url, RETENTION_BATCH_PAUSE_MS: '0', ...env },
-    ['--max-seconds', '86400'],
+    ['prune', '--max-seconds', '86400'],
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   if (run.code !== 0) throw new Error(`prune exited ${run.code}: ${run.stderr}`);

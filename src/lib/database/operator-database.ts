@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../config.ts';
-import type { Logger } from '../logger.ts';
+import { loadConfig, type Config } from '../config.ts';
+import type { OperatorIo } from '../command-options.ts';
+import { createLogger, type Logger } from '../logger.ts';
 import { createDatabaseWithPool } from './database.ts';
 import { resolveEmbeddedDataDir } from './embedded-postgres.ts';
+import { migrateToLatest } from './migrator.ts';
 import { openDatabase, type OpenDatabase } from './open-database.ts';
 
 /**
@@ -19,6 +21,35 @@ export async function openToolDatabase(
   if (config.databaseUrl) return openDatabase(config, logger, projectDir);
   const running = await connectToRunningEmbedded(config, projectDir);
   return running ?? openDatabase(config, logger, projectDir);
+}
+
+export interface OperatorDatabase {
+  config: Config;
+  logger: Logger;
+  database: Awaited<ReturnType<typeof openToolDatabase>>;
+}
+
+/**
+ * Runs `work` on the receiver's database (DATABASE_URL, or the embedded Postgres of a receiver
+ * running here), closed afterwards. The configuration is the environment's, without a webhook
+ * secret (an operator command never receives deliveries); a bad one throws a ConfigError. Logs go
+ * to stderr at LOG_LEVEL (default warn), so that stdout holds only the command's output.
+ */
+export async function withOperatorDatabase<T>(
+  io: Pick<OperatorIo, 'env' | 'projectDir'>,
+  work: (opened: OperatorDatabase) => Promise<T>,
+  options: { migrate?: boolean; logger?: (config: Config) => Logger } = {},
+): Promise<T> {
+  const config = loadConfig(io.env, { receivesDeliveries: false });
+  const logger =
+    options.logger?.(config) ?? createLogger(io.env.LOG_LEVEL ?? 'warn', process.stderr);
+  const database = await openToolDatabase(config, logger, io.projectDir);
+  try {
+    if (options.migrate) await migrateToLatest(database.db, logger);
+    return await work({ config, logger, database });
+  } finally {
+    await database.close();
+  }
 }
 
 async function connectToRunningEmbedded(config: Config, projectDir: string) {

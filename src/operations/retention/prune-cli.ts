@@ -1,8 +1,11 @@
-import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../../lib/config.ts';
-import { createLogger } from '../../lib/logger.ts';
+import {
+  leaseHeld,
+  parseOptions,
+  wholeNumber,
+  type OperatorIo,
+} from '../../lib/command-options.ts';
+import { withOperatorDatabase } from '../../lib/database/operator-database.ts';
 import { withLease } from '../../platform/index.ts';
-import { openToolDatabase } from '../../lib/database/operator-database.ts';
 import { RETENTION_LEASE, runPrune, type PruneSummary } from './prune.ts';
 
 export const PRUNE_USAGE = `usage: npm run prune -- [--dry-run] [--max-batches N] [--max-seconds S]
@@ -31,64 +34,31 @@ prune still treats pending events as undelivered when the data shows a relay at 
 Exit 0: nothing left that may go (or a dry run); 1: the run stopped first (budget, or another
 prune holds the lease): run it again; 2: bad usage or configuration.`;
 
-export interface PruneIo {
-  argv: readonly string[];
-  env: Record<string, string | undefined>;
-  out: (text: string) => void;
-  err: (text: string) => void;
-  projectDir: string;
-}
-
-export async function runPruneCli(io: PruneIo): Promise<number> {
-  let values;
-  try {
-    values = parseArgs({
-      args: [...io.argv],
-      options: {
-        'dry-run': { type: 'boolean' },
-        'max-batches': { type: 'string' },
-        'max-seconds': { type: 'string' },
-        help: { type: 'boolean' },
-      },
-    }).values;
-  } catch (error) {
-    io.err(`${(error as Error).message}\n\n${PRUNE_USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    io.out(PRUNE_USAGE);
-    return 0;
-  }
-  const maxBatches = wholeNumber(values['max-batches'], 'max-batches', 100_000_000);
-  const maxSeconds = wholeNumber(values['max-seconds'], 'max-seconds', 31_536_000);
-  const bad = [maxBatches, maxSeconds].find((v) => typeof v === 'string');
-  if (bad !== undefined) {
-    io.err(`${bad}\n\n${PRUNE_USAGE}`);
-    return 2;
-  }
-  let config;
-  try {
-    config = loadConfig(io.env, { receivesDeliveries: false });
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      io.err(error.message);
-      return 2;
-    }
-    throw error;
-  }
-  const retention = {
-    ...config.retention,
-    ...(typeof maxSeconds === 'number' && { runMaxMs: maxSeconds * 1000 }),
-  };
-  const logger = createLogger(io.env.LOG_LEVEL ?? 'warn', process.stderr);
-  const database = await openToolDatabase(config, logger, io.projectDir);
-  try {
+/** `main.ts prune [options]`: answers the exit code; bad usage or configuration throws. */
+export async function runPruneCli(io: OperatorIo): Promise<number> {
+  const values = parseOptions(
+    io,
+    {
+      'dry-run': { type: 'boolean' },
+      'max-batches': { type: 'string' },
+      'max-seconds': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    PRUNE_USAGE,
+  );
+  if (!values) return 0;
+  const maxBatches = wholeNumber(values['max-batches'], 'max-batches', 100_000_000, PRUNE_USAGE);
+  const maxSeconds = wholeNumber(values['max-seconds'], 'max-seconds', 31_536_000, PRUNE_USAGE);
+  return withOperatorDatabase(io, async ({ config, logger, database }) => {
     const prune = {
       db: database.db,
-      retention,
+      retention: {
+        ...config.retention,
+        ...(maxSeconds !== undefined && { runMaxMs: maxSeconds * 1000 }),
+      },
       relayConfigured: config.feed.relay !== undefined,
       progress: (line: string) => io.err(line),
-      ...(typeof maxBatches === 'number' && { maxBatches }),
+      ...(maxBatches !== undefined && { maxBatches }),
     };
     let summary: PruneSummary;
     if (values['dry-run']) {
@@ -104,10 +74,7 @@ export async function runPruneCli(io: PruneIo): Promise<number> {
         },
       );
       if (!outcome.ran) {
-        const until = outcome.expiresAt ? ` until ${outcome.expiresAt.toISOString()}` : '';
-        io.err(
-          `another prune is running (${outcome.holder ?? 'another instance'} holds the lease${until}); try again shortly`,
-        );
+        io.err(leaseHeld('prune', outcome));
         return 1;
       }
       summary = outcome.result;
@@ -117,20 +84,5 @@ export async function runPruneCli(io: PruneIo): Promise<number> {
       io.err(`stopped before the end (${summary.stoppedBy ?? 'unknown'}): run it again to go on`);
     }
     return summary.complete ? 0 : 1;
-  } finally {
-    await database.close();
-  }
-}
-
-/** A whole number 1..max, undefined when absent, or the usage error as text. */
-function wholeNumber(
-  value: string | undefined,
-  name: string,
-  max: number,
-): number | string | undefined {
-  if (value === undefined) return undefined;
-  const n = /^\d{1,9}$/.test(value) ? Number(value) : NaN;
-  return n >= 1 && n <= max
-    ? n
-    : `--${name} must be a whole number from 1 to ${max} (got ${value})`;
+  });
 }

@@ -2,6 +2,7 @@ import type { ParseArgsConfig } from 'node:util';
 
 type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
 import type { Config } from '../../lib/config.ts';
+import { UsageError } from '../../lib/usage-error.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Db } from '../../lib/database/database.ts';
 import type { ProviderClient } from '../client/provider-client.ts';
@@ -37,9 +38,7 @@ export interface Command {
   run(context: CommandContext, values: OptionValues): Promise<unknown>;
 }
 
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+export { UsageError };
 
 export function parseArgsOptions(command: Command): ParseArgsOptionsConfig {
   const options: ParseArgsOptionsConfig = { help: { type: 'boolean' } };

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../../lib/config.ts';
+import type { OperatorIo } from '../../lib/command-options.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { openToolDatabase } from '../../lib/database/operator-database.ts';
 import { providerClientFromConfig } from '../client/client-from-config.ts';
@@ -9,16 +10,11 @@ import { commandHelp, parseArgsOptions, UsageError, type Command } from './comma
 /**
  * `npm run provider -- <command> [options]`: one command per platform endpoint, JSON on stdout,
  * progress and logs on stderr. Exit 0 done, 1 the platform refused or could not be reached,
- * 2 bad usage or a request refused before sending (nothing was sent).
+ * 2 bad usage (no command, too) or a request refused before sending (nothing was sent): the
+ * policy of src/cli/exit-codes.ts.
  */
-export interface CliIo {
-  argv: readonly string[];
-  env: Record<string, string | undefined>;
-  out: (text: string) => void;
-  err: (text: string) => void;
-  projectDir: string;
+export interface CliIo extends OperatorIo {
   fetch?: typeof fetch;
-  now?: () => number;
 }
 
 export async function runCli(
@@ -30,7 +26,7 @@ export async function runCli(
   const command = commands.find((c) => c.name === name);
   if (!command) {
     io.err(overview(script, commands));
-    return name === undefined || name === '--help' || name === 'help' ? 0 : 2;
+    return name === '--help' || name === 'help' ? 0 : 2;
   }
   let values;
   try {

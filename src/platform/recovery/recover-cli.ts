@@ -1,7 +1,11 @@
-import { parseArgs } from 'node:util';
-import { openToolDatabase } from '../../lib/database/operator-database.ts';
-import { ConfigError, loadConfig } from '../../lib/config.ts';
-import { createLogger } from '../../lib/logger.ts';
+import {
+  leaseHeld,
+  parseOptions,
+  wholeNumber,
+  type OperatorIo,
+} from '../../lib/command-options.ts';
+import { withOperatorDatabase } from '../../lib/database/operator-database.ts';
+import { UsageError } from '../../lib/usage-error.ts';
 import { providerClientFromConfig } from '../client/client-from-config.ts';
 import { DEFAULT_MAX_PAGES } from '../client/report-pages.ts';
 import { todayAndYesterday } from '../../lib/sydney-time.ts';
@@ -29,63 +33,30 @@ Exit 0: nothing left to recover; 1: something could not be recovered (or PayTo r
 unmatched, rows unreadable, a report not read to its end yet, or another recovery is
 running); 2: bad usage or configuration.`;
 
-export interface RecoverIo {
-  argv: readonly string[];
-  env: Record<string, string | undefined>;
-  out: (text: string) => void;
-  err: (text: string) => void;
-  projectDir: string;
-  now?: () => number;
-}
-
 const MAX_PAGES_OPTION = 100_000;
 
-export async function runRecoverCli(io: RecoverIo): Promise<number> {
-  let values;
-  try {
-    values = parseArgs({
-      args: [...io.argv],
-      options: {
-        date: { type: 'string', multiple: true },
-        'skip-payto': { type: 'boolean' },
-        'from-page': { type: 'string' },
-        pages: { type: 'string' },
-        help: { type: 'boolean' },
-      },
-    }).values;
-  } catch (error) {
-    io.err(`${(error as Error).message}\n\n${RECOVER_USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    io.out(RECOVER_USAGE);
-    return 0;
-  }
+/** `main.ts recover [options]`: answers the exit code; bad usage or configuration throws. */
+export async function runRecoverCli(io: OperatorIo): Promise<number> {
+  const values = parseOptions(
+    io,
+    {
+      date: { type: 'string', multiple: true },
+      'skip-payto': { type: 'boolean' },
+      'from-page': { type: 'string' },
+      pages: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    RECOVER_USAGE,
+  );
+  if (!values) return 0;
   const days = values.date ?? todayAndYesterday((io.now ?? Date.now)());
   const bad = days.filter((day) => !/^\d{4}-\d{2}-\d{2}$/.test(day));
   if (bad.length > 0) {
-    io.err(`--date must be YYYY-MM-DD (got ${bad.join(', ')})\n\n${RECOVER_USAGE}`);
-    return 2;
+    throw new UsageError(`--date must be YYYY-MM-DD (got ${bad.join(', ')})`, RECOVER_USAGE);
   }
-  const fromPage = wholeNumber(values['from-page'], 'from-page', 1_000_000);
-  const pages = wholeNumber(values.pages, 'pages', MAX_PAGES_OPTION);
-  if (typeof fromPage === 'string' || typeof pages === 'string') {
-    io.err(`${[fromPage, pages].find((v) => typeof v === 'string')}\n\n${RECOVER_USAGE}`);
-    return 2;
-  }
-  let config;
-  try {
-    config = loadConfig(io.env, { receivesDeliveries: false });
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      io.err(error.message);
-      return 2;
-    }
-    throw error;
-  }
-  const logger = createLogger(io.env.LOG_LEVEL ?? 'warn', process.stderr);
-  const database = await openToolDatabase(config, logger, io.projectDir);
-  try {
+  const fromPage = wholeNumber(values['from-page'], 'from-page', 1_000_000, RECOVER_USAGE);
+  const pages = wholeNumber(values.pages, 'pages', MAX_PAGES_OPTION, RECOVER_USAGE);
+  return withOperatorDatabase(io, async ({ config, logger, database }) => {
     const outcome = await withLease(
       database.db,
       RECOVERY_LEASE,
@@ -107,31 +78,13 @@ export async function runRecoverCli(io: RecoverIo): Promise<number> {
       },
     );
     if (!outcome.ran) {
-      const until = outcome.expiresAt ? ` until ${outcome.expiresAt.toISOString()}` : '';
-      io.err(
-        `another recovery is running (${outcome.holder ?? 'another instance'} holds the lease${until}); try again shortly`,
-      );
+      io.err(leaseHeld('recovery', outcome));
       return 1;
     }
     io.out(JSON.stringify(outcome.result, null, 2));
     io.err(describe(outcome.result));
     return outcome.result.needsAttention ? 1 : 0;
-  } finally {
-    await database.close();
-  }
-}
-
-/** A whole number 1..max, undefined when absent, or the usage error as text. */
-function wholeNumber(
-  value: string | undefined,
-  name: string,
-  max: number,
-): number | string | undefined {
-  if (value === undefined) return undefined;
-  const n = /^\d{1,7}$/.test(value) ? Number(value) : NaN;
-  return n >= 1 && n <= max
-    ? n
-    : `--${name} must be a whole number from 1 to ${max} (got ${value})`;
+  });
 }
 
 function describe(s: RecoverySummary): string {

@@ -75,7 +75,7 @@ describe('docker-compose.yml', () => {
 
   it('runs the migrations once, to completion, before any receiver starts', () => {
     const { migrate, receiver } = services;
-    expect(migrate!.command).toEqual(['node', 'dist/src/cli/migrate.js']);
+    expect(migrate!.command).toEqual(['node', 'dist/src/cli/main.js', 'migrate']);
     expect(migrate!.restart).toBe('no');
     expect(migrate!.depends_on?.db?.condition).toBe('service_healthy');
     expect(receiver!.depends_on?.migrate?.condition).toBe('service_completed_successfully');

@@ -74,8 +74,8 @@ describe('production dependencies', () => {
   });
 
   it('start the compiled service without tsx (npm run start:prod)', () => {
-    expect(packageJson.scripts['start:prod']).toMatch(/\bnode\b.*dist\/src\/main\.js/);
-    expect(packageJson.scripts['migrate:prod']).toBe('node dist/src/cli/migrate.js');
+    expect(packageJson.scripts['start:prod']).toMatch(/\bnode\b.*dist\/src\/cli\/main\.js serve$/);
+    expect(packageJson.scripts['migrate:prod']).toBe('node dist/src/cli/main.js migrate');
   });
 });
 
@@ -112,8 +112,8 @@ describe('Dockerfile', () => {
     expect(users.at(-1)).toMatch(/^[1-9]\d*(:\d+)?$/);
     const cmd = JSON.parse(runtime.match(/^CMD (\[.*\])$/m)![1]!) as string[];
     expect(cmd[0]).toBe('node');
-    expect(cmd.at(-1)).toBe('dist/src/cli/serve.js');
-    for (const flag of cmd.slice(1, -1)) expect(packageJson.scripts['start:prod']).toContain(flag);
+    expect(cmd.slice(-2)).toEqual(['dist/src/cli/main.js', 'serve']);
+    for (const flag of cmd.slice(1, -2)) expect(packageJson.scripts['start:prod']).toContain(flag);
     expect(runtime).toMatch(/^ENV MALLOC_ARENA_MAX=2$/m);
     expect(runtime).toMatch(/^ENV NODE_ENV=production$/m);
     expect(runtime).toMatch(/^EXPOSE 3000\b/m);

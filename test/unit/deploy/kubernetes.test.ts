@@ -177,7 +177,7 @@ describe.each(KUSTOMIZATIONS)('deploy/k8s/%s', (name) => {
     const job = one(resources, 'Job');
     const spec = podSpec(job);
     expect(spec.restartPolicy).toBe('Never');
-    expect(spec.containers[0]!.command).toEqual(['node', 'dist/src/cli/migrate.js']);
+    expect(spec.containers[0]!.command).toEqual(['node', 'dist/src/cli/main.js', 'migrate']);
     expect(spec.containers[0]!.image).toBe(
       podSpec(one(resources, 'Deployment')).containers[0]!.image,
     );

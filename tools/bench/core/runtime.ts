@@ -25,7 +25,8 @@ export function isRuntimePreset(name: string): name is RuntimePreset {
 
 /**
  * The runtime in a start script such as `MALLOC_ARENA_MAX=2 node --max-semi-space-size=2
- * dist/src/cli/serve.js`: the variables set before `node`, the flags between `node` and the script.
+ * dist/src/cli/main.js serve`: the variables set before `node`, the flags between `node` and the
+ * script. After the script come only its own words (a command, its options), never another file.
  */
 export function runtimeOfStartScript(script: string): Runtime {
   const words = script.trim().split(/\s+/);
@@ -38,9 +39,11 @@ export function runtimeOfStartScript(script: string): Runtime {
       return [word.slice(0, at), word.slice(at + 1)];
     }),
   );
-  // The last word is the script; everything between it and `node` must be a flag.
-  const nodeArgs = words.slice(node + 1, -1);
-  if (node === words.length - 1 || nodeArgs.some((word) => !word.startsWith('-'))) {
+  // The first word after `node` that is not a flag is the script; what follows it is its own.
+  const at = words.findIndex((word, i) => i > node && !word.startsWith('-'));
+  const nodeArgs = words.slice(node + 1, at < 0 ? undefined : at);
+  const scriptArgs = at < 0 ? [] : words.slice(at + 1);
+  if (at < 0 || scriptArgs.some((word) => !/^-{0,2}[\w-]+$/.test(word))) {
     throw new Error(`cannot read the Node flags of the start script: ${script}`);
   }
   return { nodeArgs, env };

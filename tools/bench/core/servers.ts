@@ -58,7 +58,7 @@ export interface LaunchContext {
   database?: string;
   /** Names the log files when the same server runs more than once (`receiver-large`). */
   instance?: string;
-  /** The receiver's entry point (default the build's); tests run src/cli/serve.ts under tsx. */
+  /** The receiver's entry point (default the build's); tests run src/cli/main.ts under tsx. */
   receiverScript?: string;
 }
 
@@ -97,7 +97,8 @@ export async function launchServer(name: ServerName, ctx: LaunchContext): Promis
 
   if (name === 'receiver') {
     const server = await start(ctx, {
-      script: ctx.receiverScript ?? 'dist/src/cli/serve.js',
+      script: ctx.receiverScript ?? 'dist/src/cli/main.js',
+      args: ['serve'],
       env: {
         ...env,
         HOST: '127.0.0.1',
@@ -234,6 +235,8 @@ export function profileDir(benchDir: string, server: string): string {
 
 interface ServerLaunch {
   script: string;
+  /** The script's own arguments (after it): `serve` for the receiver's dist/src/cli/main.js. */
+  args?: readonly string[];
   /** Node flags (before the script): the same for every server, see runtime.ts. */
   nodeArgs: readonly string[];
   env: Record<string, string>;
@@ -261,11 +264,15 @@ const STOP_TIMEOUT_MS = 20_000;
 export async function startServer(launch: ServerLaunch, cwd: string): Promise<RunningServer> {
   const stdout = openSync(launch.stdoutFile, 'w');
   const stderr = openSync(launch.stderrFile, 'w');
-  const child = spawn(process.execPath, [...launch.nodeArgs, launch.script], {
-    cwd,
-    env: launch.env,
-    stdio: ['ignore', stdout, stderr],
-  });
+  const child = spawn(
+    process.execPath,
+    [...launch.nodeArgs, launch.script, ...(launch.args ?? [])],
+    {
+      cwd,
+      env: launch.env,
+      stdio: ['ignore', stdout, stderr],
+    },
+  );
   closeSync(stdout);
   closeSync(stderr);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

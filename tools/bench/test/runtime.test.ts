@@ -6,7 +6,7 @@ import {
   sharedRuntime,
 } from '../core/runtime.ts';
 
-const START_PROD = 'MALLOC_ARENA_MAX=2 node --max-semi-space-size=2 dist/src/cli/serve.js';
+const START_PROD = 'MALLOC_ARENA_MAX=2 node --max-semi-space-size=2 dist/src/cli/main.js serve';
 
 describe('runtime parity', () => {
   it('when the production preset is chosen, then every server gets what start:prod sets', () => {
@@ -22,6 +22,10 @@ describe('runtime parity', () => {
 
   it('when start:prod changes, then the production runtime follows it, and an unreadable one stops the run', () => {
     expect(runtimeOfStartScript('node dist/src/cli/serve.js')).toEqual({ nodeArgs: [], env: {} });
+    expect(runtimeOfStartScript('node --jitless dist/src/cli/main.js serve --dotenv')).toEqual({
+      nodeArgs: ['--jitless'],
+      env: {},
+    });
     expect(
       runtimeOfStartScript(
         'A=1 B=x=y node --max-semi-space-size=8 --jitless dist/src/cli/serve.js',

@@ -14,7 +14,7 @@ import { seedDatabase, SEED_FIRST_INDEX, type SeedReport } from '../stored/seed.
 import { FIRST_WEBHOOK_ID } from '../core/deliveries.ts';
 
 /**
- * The seeding of `--stored`, for real: the receiver (src/cli/serve.ts under tsx, no build needed)
+ * The seeding of `--stored`, for real: the receiver (src/cli/main.ts serve under tsx, no build needed)
  * stores a template of 120 deliveries in a fresh database on the machine's Postgres
  * (BENCH_DATABASE_URL or the harness's default), and SQL multiplies it to 1,000, the last copy
  * partial. Then the database is checked as the bench relies on it.
@@ -63,7 +63,7 @@ beforeAll(async () => {
         secret,
         cleanup,
         database: name,
-        receiverScript: 'src/cli/serve.ts',
+        receiverScript: 'src/cli/main.ts',
       });
       await server.store?.probe.close();
       return { url: server.process.url, pid: server.process.pid, stop: server.process.stop };

@@ -34,7 +34,7 @@ export interface RecoverOutcome {
 }
 
 /**
- * `node --import tsx src/cli/recover.ts <args>` as an operator runs it (`npm run recover`),
+ * `node --import tsx src/cli/main.ts recover <args>` as an operator runs it (`npm run recover`),
  * configured only through `env`. Killed after `timeoutMs`; also on cleanup (Ctrl-C, timeout).
  */
 export function runRecoverCommand(
@@ -48,11 +48,15 @@ export function runRecoverCommand(
   const base = Object.fromEntries(
     keep.flatMap((key) => (process.env[key] ? [[key, process.env[key]] as const] : [])),
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/recover.ts', ...args], {
-    cwd: PROJECT_DIR,
-    env: { ...base, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/main.ts', 'recover', ...args],
+    {
+      cwd: PROJECT_DIR,
+      env: { ...base, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => out.push(chunk));

@@ -6,7 +6,7 @@ const PROJECT_DIR = projectDir();
 const START_TIMEOUT_MS = 60_000;
 
 /**
- * One receiver instance: `node --import tsx src/cli/serve.ts` from the repo root, configured only
+ * One receiver instance: `node --import tsx src/cli/main.ts serve` from the repo root, configured only
  * through its environment, as an operator runs it. Its output is kept across restarts, so the
  * secrets check reads every line any incarnation wrote.
  */
@@ -40,7 +40,7 @@ export function createReceiver(
 
   const start = async () => {
     if (child) throw new Error(`${name} is already running`);
-    const running = spawn(process.execPath, ['--import', 'tsx', 'src/cli/serve.ts'], {
+    const running = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
       cwd: PROJECT_DIR,
       env: { ...baseEnv(), ...env, PORT: String(port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
