@@ -80,6 +80,30 @@ async function rowCount(db: Db, query: RawBuilder<unknown>): Promise<number> {
   return Number(result.numAffectedRows ?? 0n);
 }
 
+/**
+ * A step's batch when its statement picks the rows itself (no cursor to move): done once a
+ * batch changes fewer rows than it was allowed to.
+ */
+async function batchUntilShort(
+  this: PruneStep,
+  db: Db,
+  ctx: StepContext,
+  cursor: Cursor,
+  limit: number,
+): Promise<BatchResult> {
+  const rows = await rowCount(db, this.statement(ctx, cursor, limit));
+  return { rows, done: rows < limit, cursor };
+}
+
+/** A dry run's count: `rows` that would go and, where the query says, `held` (old, staying). */
+async function countRows(db: Db, query: RawBuilder<unknown>): Promise<CountResult> {
+  const row = await one(db, query as RawBuilder<{ rows: string; held?: string }>);
+  return {
+    rows: Number(row.rows),
+    ...(row.held !== undefined && { held: Number(row.held) }),
+  };
+}
+
 function required(value: string | undefined): string {
   if (value === undefined) throw new Error('a step ran without its cutoff');
   return value;
@@ -174,16 +198,15 @@ export const deliveriesStep: PruneStep = {
     return { rows: row.n, done: row.n < limit, cursor: [row.at, row.id] };
   },
   async count(db, ctx) {
-    const row = await one(
+    return countRows(
       db,
-      sql<{ rows: string; held: string }>`
+      sql`
         SELECT count(*) FILTER (WHERE NOT kept) AS rows, count(*) FILTER (WHERE kept) AS held
         FROM (
           SELECT ${deliveryKept('c', ctx.relayInUse)} AS kept FROM webhook_deliveries c
           WHERE c.pruned_at IS NULL AND c.received_at < ${required(ctx.cutoffs.raw)}::timestamptz
         ) AS old`,
     );
-    return { rows: Number(row.rows), held: Number(row.held) };
   },
 };
 
@@ -211,14 +234,11 @@ export const quarantineStep: PruneStep = {
            LIMIT ${limit}
            FOR UPDATE SKIP LOCKED))`;
   },
-  async batch(db, ctx, cursor, limit) {
-    const rows = await rowCount(db, this.statement(ctx, cursor, limit));
-    return { rows, done: rows < limit, cursor };
-  },
+  batch: batchUntilShort,
   async count(db, ctx) {
-    const row = await one(
+    return countRows(
       db,
-      sql<{ rows: string; held: string }>`
+      sql`
         SELECT count(*) FILTER (WHERE handled AND NOT kept) AS rows,
           count(*) FILTER (WHERE NOT handled OR kept) AS held
         FROM (
@@ -228,7 +248,6 @@ export const quarantineStep: PruneStep = {
             AND coalesce(q.handled_at, q.received_at) < ${required(ctx.cutoffs.raw)}::timestamptz
         ) AS old`,
     );
-    return { rows: Number(row.rows), held: Number(row.held) };
   },
 };
 
@@ -288,14 +307,14 @@ export const feedEventsStep: PruneStep = {
           AND NOT coalesce(relay_state = 'sent' AND sent_at < ${cutoff}::timestamptz, false)
         ORDER BY position LIMIT 1`,
     );
-    const row = await one(
+    const counted = await countRows(
       db,
-      sql<{ rows: string }>`
+      sql`
         SELECT count(*) AS rows FROM feed_events
         WHERE position IS NOT NULL
           ${stop ? sql`AND position < ${stop.position}::bigint` : sql``}`,
     );
-    return { rows: Number(row.rows), heldAt: stop };
+    return { ...counted, heldAt: stop };
   },
 };
 
@@ -354,9 +373,9 @@ export const recoveryAttemptsStep: PruneStep = {
     };
   },
   async count(db, ctx) {
-    const row = await one(
+    return countRows(
       db,
-      sql<{ rows: string; held: string }>`
+      sql`
         SELECT count(*) FILTER (WHERE NOT kept) AS rows, count(*) FILTER (WHERE kept) AS held
         FROM (
           SELECT EXISTS (
@@ -369,7 +388,6 @@ export const recoveryAttemptsStep: PruneStep = {
           WHERE a.attempted_at < ${required(ctx.cutoffs.recovery)}::timestamptz
         ) AS old`,
     );
-    return { rows: Number(row.rows), held: Number(row.held) };
   },
 };
 
@@ -386,18 +404,14 @@ export const rowProblemsStep: PruneStep = {
           WHERE last_seen_at < ${required(ctx.cutoffs.recovery)}::timestamptz
           ORDER BY last_seen_at LIMIT ${limit} FOR UPDATE SKIP LOCKED))`;
   },
-  async batch(db, ctx, cursor, limit) {
-    const rows = await rowCount(db, this.statement(ctx, cursor, limit));
-    return { rows, done: rows < limit, cursor };
-  },
+  batch: batchUntilShort,
   async count(db, ctx) {
-    const row = await one(
+    return countRows(
       db,
-      sql<{ rows: string }>`
+      sql`
         SELECT count(*) AS rows FROM recovery_row_problems
         WHERE last_seen_at < ${required(ctx.cutoffs.recovery)}::timestamptz`,
     );
-    return { rows: Number(row.rows) };
   },
 };
 
@@ -422,20 +436,16 @@ export const recoveryRunsStep: PruneStep = {
              WHERE finished_at IS NULL AND started_at < ${cutoff}::timestamptz LIMIT ${limit})
           ) AS old LIMIT ${limit}))`;
   },
-  async batch(db, ctx, cursor, limit) {
-    const rows = await rowCount(db, this.statement(ctx, cursor, limit));
-    return { rows, done: rows < limit, cursor };
-  },
+  batch: batchUntilShort,
   async count(db, ctx) {
     const cutoff = required(ctx.cutoffs.recovery);
-    const row = await one(
+    return countRows(
       db,
-      sql<{ rows: string }>`
+      sql`
         SELECT count(*) AS rows FROM recovery_runs
         WHERE finished_at < ${cutoff}::timestamptz
            OR (finished_at IS NULL AND started_at < ${cutoff}::timestamptz)`,
     );
-    return { rows: Number(row.rows) };
   },
 };
 
@@ -452,18 +462,14 @@ export const recoveryProgressStep: PruneStep = {
           WHERE report_day < ${required(ctx.cutoffs.recoveryDay)}::date
           ORDER BY report_day LIMIT ${limit} FOR UPDATE SKIP LOCKED)`;
   },
-  async batch(db, ctx, cursor, limit) {
-    const rows = await rowCount(db, this.statement(ctx, cursor, limit));
-    return { rows, done: rows < limit, cursor };
-  },
+  batch: batchUntilShort,
   async count(db, ctx) {
-    const row = await one(
+    return countRows(
       db,
-      sql<{ rows: string }>`
+      sql`
         SELECT count(*) AS rows FROM recovery_progress
         WHERE report_day < ${required(ctx.cutoffs.recoveryDay)}::date`,
     );
-    return { rows: Number(row.rows) };
   },
 };
 
