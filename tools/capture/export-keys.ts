@@ -7,9 +7,9 @@ import { keyFingerprint, parsePublicKey } from '../../src/receiver/index.ts';
 /**
  * The keys export-quarantine may record: the one given (`--public-key`, `--key-file`,
  * `SIGNING_KEY`), or else the one each row was verified with, found by the fingerprint the row
- * keeps among the keys on this machine (the simulator's, the sandbox's, the committed fixtures')
- * and, only when none of those is it, the platform's key endpoint. So a laptop exports rows made
- * with the simulator, the sandbox or the fixtures without any network.
+ * keeps among the keys on this machine (the sandbox's, which `npm run sandbox -- simulate` signs
+ * with too, and the committed fixtures') and, only when none of those is it, the platform's key
+ * endpoint. So a laptop exports rows made with the sandbox or the fixtures without any network.
  */
 
 /** Where a key was looked for, and what came of it: for the message when none fits. */
@@ -31,11 +31,13 @@ export function localKeyFiles(projectDir: string, env: NodeJS.ProcessEnv): Local
   const inProject = (relative: string) => path.resolve(projectDir, relative);
   const shown = (file: string) => path.relative(projectDir, file) || file;
   const sandbox = inProject(env.SANDBOX_KEY_FILE ?? '.data/sandbox-key.pem');
-  const simulator = inProject('.data/simulator-key.pem');
   const fixtures = inProject('test/fixtures/keys/captured-sender.public.pem');
   return [
-    { label: `${shown(simulator)} (npm run simulate)`, file: simulator, kind: 'private' },
-    { label: `${shown(sandbox)} (npm run sandbox)`, file: sandbox, kind: 'private' },
+    {
+      label: `${shown(sandbox)} (npm run sandbox, and its simulate)`,
+      file: sandbox,
+      kind: 'private',
+    },
     { label: `${shown(fixtures)} (the committed fixtures)`, file: fixtures, kind: 'public' },
   ];
 }
@@ -63,8 +65,8 @@ export async function givenKey(value: string): Promise<KeyObject> {
 }
 
 /**
- * `--key-file`: a public key file, or a private one whose public half is taken (the simulator's
- * and the sandbox's key files hold their private key).
+ * `--key-file`: a public key file, or a private one whose public half is taken (the sandbox's key
+ * file, which its simulate command signs with too, holds its private key).
  */
 export async function keyFromFile(file: string): Promise<KeyObject> {
   if (!existsSync(file)) throw new Error(`${file}: no such file`);
@@ -112,7 +114,7 @@ export const short = (fingerprint: string) => `${fingerprint.slice(0, 16)}…`;
 export const HOW_TO_GIVE_A_KEY = [
   'Give the key that verified them:',
   '  npm run export-quarantine -- --out <folder> --public-key <hex, PEM or file>',
-  '  or --key-file <PEM file, public or private> (e.g. a simulator --key-file),',
+  '  or --key-file <PEM file, public or private> (e.g. .data/sandbox-key.pem),',
   '  or SIGNING_KEY=<hex or PEM> (SIGNING_KEY_FILE=<file>), as the receiver had it,',
   '  or SIGNING_KEY_URL=<the key endpoint that served it> (http: also SIGNING_KEY_ALLOW_HTTP=true).',
 ].join('\n');

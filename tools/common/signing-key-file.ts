@@ -13,7 +13,8 @@ export interface SimulatorKey {
 
 /**
  * The simulated platform's RSA-2048 pair: generated for this run, or loaded from a PEM private
- * key file so a receiver that cached the key keeps verifying across simulator runs.
+ * key file so a receiver that cached the key keeps verifying across runs of the sandbox and
+ * its `simulate` command (`npm run sandbox -- simulate`).
  */
 export async function loadOrCreateSigningKey(options: {
   keyFile?: string;

@@ -2,9 +2,9 @@ import { generateKeyPair, sign, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 
 /**
- * Signing the way the platform does, for everything that stands in for it (the simulator, the
- * fixture generator, the load-balancer proof, tests): RSA PKCS#1 v1.5 over SHA-256 of the exact
- * body bytes, base64, sent as `Verification-Signature`.
+ * Signing the way the platform does, for everything that stands in for it (the sandbox and its
+ * `simulate` command, the fixture generator, the load-balancer proof, tests): RSA PKCS#1 v1.5
+ * over SHA-256 of the exact body bytes, base64, sent as `Verification-Signature`.
  */
 
 export interface SigningKeyPair {

@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { decodeBody } from '../../receiver/index.ts';
 import { findEventModel } from '../../receiver/index.ts';
-import type { Db } from '../../lib/database/database.ts';
+import type { Db, QuarantinedDeliveriesTable } from '../../lib/database/database.ts';
 import { storeDeliveries } from '../../receiver/index.ts';
 
 /**
@@ -38,28 +38,16 @@ export type RedriveOutcome =
 const BODY_SHOWN_BYTES = 64 * 1024;
 const REASONS_LISTED = 5;
 
-interface Row {
-  id: string;
-  event_name: string;
-  webhook_id: string | null;
-  webhook_id_header: string | null;
-  received_at: Date;
-  body_sha256: string;
-  raw_body: Buffer;
-  content_type: string | null;
-  headers: Record<string, string>;
-  reasons: { path: string; message: string }[];
-  request_id: string | null;
-  remote_address: string | null;
-  signing_key_fingerprint: string | null;
-  handled_at: Date | null;
-  handling: 'redriven' | 'marked' | null;
-  handled_note: string | null;
-}
+/** A row as `SELECT *` reads it; the summary needs only some of its columns. */
+type Row = Selectable<QuarantinedDeliveriesTable>;
+type SummaryRow = Pick<
+  Row,
+  'id' | 'event_name' | 'webhook_id' | 'received_at' | 'reasons' | 'handling'
+>;
 
 const reasonText = (reasons: Row['reasons']) => reasons.map((r) => `${r.path}: ${r.message}`);
 
-function summary(row: Row): QuarantineSummary {
+function summary(row: SummaryRow): QuarantineSummary {
   return {
     id: row.id,
     eventName: row.event_name,
@@ -82,7 +70,7 @@ export async function listQuarantine(
   db: Db,
   options: { limit: number; all?: boolean },
 ): Promise<QuarantineSummary[]> {
-  const { rows } = await sql<Row>`
+  const { rows } = await sql<SummaryRow>`
     SELECT id, event_name, webhook_id, received_at, reasons, handling
     FROM quarantined_deliveries
     WHERE ${options.all ? sql`true` : sql`handled_at IS NULL`}

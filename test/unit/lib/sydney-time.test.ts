@@ -3,6 +3,7 @@ import {
   dayBefore,
   sydneyDay,
   sydneyIso,
+  sydneyLocalIso,
   todayAndYesterday,
 } from '../../../src/lib/sydney-time.ts';
 
@@ -15,6 +16,21 @@ describe('Sydney wall-clock times in the feed', () => {
     ['not a time', 'not a time'],
   ])('when the stored time is %s, then the feed says %s', (stored, expected) => {
     expect(sydneyIso(stored)).toBe(expected);
+  });
+});
+
+describe("the platform's DateTime of an instant", () => {
+  it.each([
+    ['2023-08-11T04:19:16Z', '2023-08-11T14:19:16'], // winter: AEST, +10
+    ['2024-03-04T22:41:07.999Z', '2024-03-05T09:41:07'], // summer: AEDT, +11; to the second
+    // Daylight saving begins (2023-10-01): 02:00 AEST is 03:00 AEDT, the hour between is skipped.
+    ['2023-09-30T15:59:59Z', '2023-10-01T01:59:59'],
+    ['2023-09-30T16:00:00Z', '2023-10-01T03:00:00'],
+    // It ends (2023-04-02): 03:00 AEDT is 02:00 AEST, the hour from 02:00 comes twice.
+    ['2023-04-01T15:59:59Z', '2023-04-02T02:59:59'],
+    ['2023-04-01T16:00:00Z', '2023-04-02T02:00:00'],
+  ])('when the instant is %s, then the Sydney wall-clock time sent is %s', (instant, local) => {
+    expect(sydneyLocalIso(Date.parse(instant))).toBe(local);
   });
 });
 

@@ -86,18 +86,17 @@ function receiveDirectCredits(deps: Deps, input: PaymentRequest): ReceivedPaymen
   const dateTime = input.dateTime ?? `${sydneyLocalIso(now.getTime())}.${milliseconds}`;
   const ids = Array.from({ length: records }, () => store.ids.next());
   const batchId = directCreditBatchId(ids[0] ?? 0);
-  const made = ids.map((id) => ({
-    record: directCreditRecord(id, input.amountCents, dateTime, batchId, chosen),
-    amountCents: input.amountCents,
-  }));
+  const made = ids.map((id) =>
+    directCreditRecord(id, input.amountCents, dateTime, batchId, chosen),
+  );
   const body = directCreditBatch(made);
-  const payments = made.map(({ record, amountCents }): Payment => ({
+  const payments = made.map((record): Payment => ({
     kind: 'DirectEntry',
     eventName: input.event,
     transactionId: String(record.TransactionId),
     receivedAtMs: now.getTime(),
     stamp: stampOfIso(dateTime) ?? '',
-    amountCents,
+    amountCents: input.amountCents,
     refundedCents: 0,
     payload: record,
   }));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { contractOf } from '../../../src/receiver/index.ts';
 import { AFTER_ACTION_ANSWERS } from '../core/after-action.ts';
 import { FAULT_KINDS } from '../core/faults.ts';
 import { AMOUNT_PATTERN } from '../core/money.ts';
@@ -22,40 +23,29 @@ const field = z
   .string({ error: 'must be text' })
   .max(200, { error: 'must be at most 200 characters' });
 
-/** Payment fields a test may choose; the rest are filled in. */
-export const PAYMENT_FIELDS = [
-  'AccountNumber',
-  'AccountName',
-  'Bsb',
-  'PayId',
-  'PayIdName',
-  'RemitterName',
-  'SourceBsb',
-  'SourceAccountNumber',
-  'SourceAccountName',
-  'PaymentDescription',
-  'EndToEndId',
-  'CreditorReferenceInformation',
-  'ReconciliationRuleReference',
-  'CategoryPurposeCode',
-  'UltimateCreditorName',
-  'USINumber',
-  'USICreditorScheme',
-  'LedgerAccountNumber',
-  'LedgerUniqueReference',
-  'MmsId',
-  'InitiatingPartyName',
-  'NPPInstructionId',
-  'LodgementRef',
-  // InboundDirectCredit's own record fields.
-  'BatchId',
-  'TransactionCode',
-  'NameOfUserSupplyingFile',
-  'NumberOfUserSupplyingFile',
-  'DescriptionOfEntriesOnFile',
-  'Indicator',
-  'WithholdingTaxAmount',
-] as const;
+/**
+ * The fields of a record a test may choose, from the data contract (src/receiver): those that
+ * are neither required nor date-times, by their first spelling (USICreditorScheme, never
+ * USIScheme), less `except`, which the sandbox fills itself. Nested parts (RefundDetails) are
+ * the sandbox's too.
+ */
+function choosable(events: readonly string[], except: readonly string[]): readonly string[] {
+  const names = events
+    .flatMap((event) => contractOf(event)?.fields ?? [])
+    .filter((spec) => spec.required !== true && spec.kind !== 'date-time')
+    .map((spec) => spec.from[0] ?? spec.key)
+    .filter((name) => !except.includes(name));
+  return [...new Set(names)];
+}
+
+/**
+ * Payment fields a test may choose (NPP, PayTo and an InboundDirectCredit record's own); the
+ * rest are filled in. ReceiptNumber is the sandbox's, unique per payment (core/ids.ts).
+ */
+export const PAYMENT_FIELDS = choosable(
+  ['PayToReceivePayment', 'InboundDirectCredit'],
+  ['ReceiptNumber'],
+);
 
 /** Records in one InboundDirectCredit batch made by one call. */
 export const MAX_DIRECT_CREDITS_PER_BATCH = 100;
@@ -86,30 +76,14 @@ export const paymentControlSchema = z
     error: 'is for InboundDirectCredit only (a batch of records)',
   });
 
-/** Rejection record fields a test may choose. */
-export const REJECTION_FIELDS = [
-  'transactionType',
-  'transactionCode',
-  'status',
-  'reason',
-  'bsb',
-  'accountNumber',
-  'accountName',
-  'payId',
-  'payIdName',
-  'lodgementRef',
-  'endToEndId',
-  'remitterName',
-  'sourceBsb',
-  'sourceAccountNumber',
-  'sourceAccountName',
-  'indicator',
-  'nameOfUserSupplyingFile',
-  'numberOfUserSupplyingFile',
-  'descriptionOfEntriesOnFile',
-  'ledgerAccountNumber',
-  'ledgerUniqueReference',
-] as const;
+/**
+ * Rejection record fields a test may choose: batchId and withholdingTaxAmount are the
+ * sandbox's, sent as JSON numbers (webhooks/payloads.ts).
+ */
+export const REJECTION_FIELDS = choosable(
+  ['NPPCreditRejections'],
+  ['batchId', 'withholdingTaxAmount'],
+);
 
 export const rejectionControlSchema = z
   .object({

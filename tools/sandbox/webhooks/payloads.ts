@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import { sampleRecord, samplePayload } from '../../../src/receiver/index.ts';
 import { randomInt, type Random } from '../core/random.ts';
 import { fromCents } from '../core/money.ts';
 import type { Fields, PaymentKind } from '../state/types.ts';
 
 /**
- * Webhook bodies, one home for them all. First those the sandbox's own events send: every field
- * the interface lists, realistic defaults for what a test does not choose. `id` is unique
- * (core/ids.ts) and makes TransactionId, ReceiptNumber and EndToEndId unique too, since the
- * receiver deduplicates on them. Then the shape variants `simulate` sends (below).
+ * Webhook bodies, one home for them all. First those the sandbox's own events send: the data
+ * contract's sample record (src/receiver: every field of the event, each with its example),
+ * with what the sandbox chooses put over it. `id` is unique (core/ids.ts) and makes
+ * TransactionId, ReceiptNumber and EndToEndId unique too, since the receiver deduplicates on
+ * them; the amount and date-time are the caller's; the payee is the sandbox's; and where the
+ * platform sends a JSON number, so does the sandbox. Then the shape variants `simulate` sends
+ * (below).
  */
 
 export interface PaymentInput {
@@ -20,6 +24,7 @@ export interface PaymentInput {
   chosen: Fields;
 }
 
+/** The account every sandbox payment is paid into (the contract's sample payee renamed). */
 const DEFAULT_PAYEE = {
   AccountNumber: '419001918',
   AccountName: 'SANDBOX RECEIVABLES',
@@ -28,52 +33,60 @@ const DEFAULT_PAYEE = {
   PayIdName: 'Sandbox Receivables',
 };
 
-/** NPPReceivePayment: the 23 fields of the interface plus RefundDetails. */
-function nppFields(input: PaymentInput): Fields {
-  const amount = fromCents(input.amountCents);
+/** The sample record of a modelled event, as the sandbox's JSON (every example is text). */
+const sample = (event: string, overrides: Fields): Fields =>
+  sampleRecord(event, overrides) as Fields;
+
+/** What NPPReceivePayment and PayToReceivePayment share: the sandbox's choices. */
+function paymentOverrides(input: PaymentInput): Fields {
   return {
     TransactionId: `SBX${input.id}`,
     DateTime: input.dateTime,
-    Amount: amount,
+    Amount: fromCents(input.amountCents),
     ...DEFAULT_PAYEE,
-    RemitterName: 'JANE CITIZEN',
-    SourceBsb: '062-000',
-    SourceAccountNumber: '12345678',
-    SourceAccountName: 'JANE CITIZEN',
     PaymentDescription: `INV-${String(input.id).slice(-6)}`,
     EndToEndId: `E2E${input.id}`,
-    CreditorReferenceInformation: '',
-    ReconciliationRuleReference: '',
-    CategoryPurposeCode: 'PAYM',
-    UltimateCreditorName: '',
-    USINumber: '',
-    USICreditorScheme: '',
-    LedgerAccountNumber: '',
-    LedgerUniqueReference: '',
-    ReceiptNumber: input.id,
-    ...input.chosen,
-    RefundDetails: { InboundAmount: amount, RefundAmount: '0.00', RefundId: '' },
   };
 }
 
-/** PayToReceivePayment: NPPReceivePayment plus MmsId, InitiatingPartyName, NPPInstructionId. */
+/** No refund yet: the whole amount came in, nothing went back. */
+const noRefund = (input: PaymentInput): Fields => ({
+  RefundDetails: {
+    InboundAmount: fromCents(input.amountCents),
+    RefundAmount: '0.00',
+    RefundId: '',
+  },
+});
+
+/** NPPReceivePayment: every field of the contract plus RefundDetails; ReceiptNumber a JSON number. */
+function nppFields(input: PaymentInput): Fields {
+  return sample('NPPReceivePayment', {
+    ...paymentOverrides(input),
+    ReceiptNumber: input.id,
+    ...input.chosen,
+    ...noRefund(input),
+  });
+}
+
+/** PayToReceivePayment: NPPReceivePayment's fields plus MmsId, InitiatingPartyName, NPPInstructionId. */
 function payToFields(input: PaymentInput): Fields {
-  return {
-    ...nppFields({ ...input, chosen: {} }),
+  return sample('PayToReceivePayment', {
+    ...paymentOverrides(input),
+    ...noRefund(input),
     MmsId: `MMS${input.id}`,
-    InitiatingPartyName: 'SANDBOX MERCHANT',
     NPPInstructionId: `PI${input.id}`,
     // The public reference sends PayTo receipt numbers as text.
     ReceiptNumber: String(input.id),
     ...input.chosen,
-  };
+  });
 }
 
 /**
- * One InboundDirectCredit record (direct entry), every field of the public reference's record,
- * as its example sends them: `TransactionId` 12 characters, `BatchId` text with leading zeros,
- * `AccountNumber` a JSON number, `Amount` a number with two decimals. `id` is unique (ids.ts),
- * and so are TransactionId (its base 36, 11 characters until the year 5000) and ReceiptNumber.
+ * One InboundDirectCredit record (direct entry), every field of the contract's record, as the
+ * public reference's example sends them: `TransactionId` 12 characters, `BatchId` text with
+ * leading zeros, `AccountNumber` a JSON number, `Amount` a number with two decimals, and no
+ * withholding tax. `id` is unique (ids.ts), and so are TransactionId (its base 36, 11
+ * characters until the year 5000) and ReceiptNumber.
  */
 export function directCreditRecord(
   id: number,
@@ -82,41 +95,31 @@ export function directCreditRecord(
   batchId: string,
   chosen: Fields,
 ): Fields {
-  return {
+  return sample('InboundDirectCredit', {
     TransactionId: `D${id.toString(36).toUpperCase().padStart(11, '0')}`,
-    BatchId: batchId,
-    DateTime: dateTime,
-    Bsb: '802-985',
-    AccountNumber: Number(DEFAULT_PAYEE.AccountNumber),
-    AccountName: DEFAULT_PAYEE.AccountName,
-    TransactionCode: '50',
     // A JSON number, as the reference types it; two decimals survive JSON exactly.
     Amount: Number(fromCents(amountCents)),
+    BatchId: batchId,
+    DateTime: dateTime,
+    Bsb: DEFAULT_PAYEE.Bsb,
+    AccountNumber: Number(DEFAULT_PAYEE.AccountNumber),
+    AccountName: DEFAULT_PAYEE.AccountName,
     LodgementRef: `INV-${String(id).slice(-6)}`,
-    RemitterName: 'JOHN PAYER',
-    NameOfUserSupplyingFile: 'SANDBOX BANK',
-    NumberOfUserSupplyingFile: '123456',
-    DescriptionOfEntriesOnFile: 'PAYMENTS',
     Indicator: '',
     WithholdingTaxAmount: 0,
-    SourceBsb: '062-000',
-    SourceAccountNumber: '87654321',
     ReceiptNumber: String(id),
     ...chosen,
-  };
+  });
 }
 
 /**
- * The InboundDirectCredit body: one object per batch, as the platform sends several times a day.
- * The totals are added in cents, never in floating point.
+ * The InboundDirectCredit body: one object per batch, as the platform sends several times a day
+ * (the contract's batch shape). The total is added exactly, never in floating point, and sent
+ * as a JSON number like the records' amounts.
  */
-export function directCreditBatch(records: readonly { record: Fields; amountCents: number }[]) {
-  const totalCents = records.reduce((total, r) => total + r.amountCents, 0);
-  return {
-    TotalCount: records.length,
-    TotalAmount: Number(fromCents(totalCents)),
-    DirectCreditDetails: records.map((r) => r.record),
-  } satisfies Fields;
+export function directCreditBatch(records: readonly Fields[]): Fields {
+  const batch = samplePayload('InboundDirectCredit', records) as Fields;
+  return { ...batch, TotalAmount: Number(batch.TotalAmount) };
 }
 
 /** A direct-entry batch number: 13 digits with leading zeros, as the reference shows it. */
@@ -135,43 +138,35 @@ export function paymentPayload(input: PaymentInput): {
   return { payload: nppFields(input) };
 }
 
-/** One rejection record: all 26 fields of the interface. */
+/**
+ * One rejection record: every field of the contract, the id, batch number, amount and
+ * withholding tax as JSON numbers (as the interface types them), rejected to the sandbox's payee.
+ */
 export function rejectionRecord(
   id: number,
   amountCents: number,
   dateTime: string,
   chosen: Fields,
 ): Fields {
-  return {
+  return sample('NPPCreditRejections', {
     id,
+    // A JSON number, as the interface types it; two decimals survive JSON exactly.
+    amount: Number(fromCents(amountCents)),
     batchId: Math.floor(id / 1000),
     dateTime,
     transactionType: 'NPP',
-    transactionCode: '50',
     status: 'Rejected',
-    reason: 'Unmatched Reconciliation Rule Receivable',
-    // A JSON number, as the interface types it; two decimals survive JSON exactly.
-    amount: Number(fromCents(amountCents)),
-    bsb: '802-985',
-    accountNumber: '419001918',
-    accountName: 'SANDBOX RECEIVABLES',
-    payId: '',
-    payIdName: '',
+    bsb: DEFAULT_PAYEE.Bsb,
+    accountNumber: DEFAULT_PAYEE.AccountNumber,
+    accountName: DEFAULT_PAYEE.AccountName,
+    payId: DEFAULT_PAYEE.PayId,
+    payIdName: DEFAULT_PAYEE.PayIdName,
     lodgementRef: `REF${String(id).slice(-6)}`,
     endToEndId: `E2E${id}`,
-    remitterName: 'JOHN PAYER',
-    sourceBsb: '062-000',
-    sourceAccountNumber: '87654321',
-    sourceAccountName: 'JOHN PAYER',
     indicator: '',
     withholdingTaxAmount: 0,
-    nameOfUserSupplyingFile: 'SANDBOX BANK',
-    numberOfUserSupplyingFile: '123456',
-    descriptionOfEntriesOnFile: 'PAYMENTS',
-    ledgerAccountNumber: '',
-    ledgerUniqueReference: '',
     ...chosen,
-  };
+  });
 }
 
 /**
@@ -192,20 +187,26 @@ const amount = (random: Random) => (randomInt(random, 1, 500_000) / 100).toFixed
 // A key is 12 digits, so every id stays a safe JSON integer (13 digits).
 const numericId = (key: string, k: number) => Number(`${key}${k}`);
 
-const rejection = (key: string, k: number, random: Random, dateTime: string) => ({
-  id: k % 2 === 0 ? numericId(key, k) : String(numericId(key, k)),
-  batchId: Number(key),
-  dateTime,
-  bsb: '802-985',
-  accountNumber: '123123123',
-  accountName: k === 2 ? null : 'ACME RECEIVABLES',
-  transactionType: 'DE',
-  amount: k === 1 ? `${amount(random)}00` : Number(amount(random)),
-  lodgementRef: `INV ${k}`,
-  remitterName: 'Test Test',
-  reason: 'Unmatched Reconciliation Rule Receivable',
-  status: 'Processed',
-});
+/** The contract's sample payment with this notification's identifiers: valid as it stands. */
+const samplePayment = (key: string, overrides: Fields): Fields =>
+  sample('NPPReceivePayment', {
+    TransactionId: `SIM${key}`,
+    EndToEndId: `E2E-${key}`,
+    PaymentDescription: `INV-${key}`,
+    ...overrides,
+  });
+
+/** The contract's sample rejection, its id and amount in one of the shapes the platform sends. */
+const rejection = (key: string, k: number, random: Random, dateTime: string) =>
+  sample('NPPCreditRejections', {
+    id: k % 2 === 0 ? numericId(key, k) : String(numericId(key, k)),
+    amount: k === 1 ? `${amount(random)}00` : Number(amount(random)),
+    batchId: Number(key),
+    dateTime,
+    endToEndId: `E2E-${key}-${k}`,
+    lodgementRef: `INV ${k}`,
+    ...(k === 2 && { accountName: null }),
+  });
 
 export const VALID_VARIANTS: readonly Variant[] = [
   {
@@ -214,23 +215,18 @@ export const VALID_VARIANTS: readonly Variant[] = [
     body: (key, random) =>
       crlf(
         JSON.stringify(
-          {
-            TransactionId: `SIM${key}`,
+          samplePayment(key, {
             DateTime: '2024-03-05T09:41:07.5230000',
-            RemitterName: 'JANE CITIZEN',
             Amount: Number(amount(random)),
-            AccountNumber: '419001918',
-            Bsb: '802-985',
-            PaymentDescription: `INV-${key}`,
-            EndToEndId: `E2E-${key}`,
             ReceiptNumber: numericId(key, 0),
-          },
+          }),
           null,
           2,
         ),
       ),
   },
   {
+    // The platform's published legacy example, field for field: most fields absent.
     name: 'npp-legacy-date-string-amount',
     event: 'NPPReceivePayment',
     body: (key, random) =>
@@ -246,13 +242,34 @@ export const VALID_VARIANTS: readonly Variant[] = [
     name: 'npp-unknown-fields',
     event: 'NPPReceivePayment',
     body: (key, random) =>
-      `{"TransactionId":"SIM${key}","DateTime":"2024-01-31T23:59:59","Amount":${amount(random)},"USICreditorScheme":"ABN","USIScheme":"ABN","SettlementStatus":"Settled","Channel":{"Scheme":"Osko","Flags":["instant"]},"ReceiptNumber":"${numericId(key, 2)}"}`,
+      JSON.stringify({
+        ...samplePayment(key, {
+          DateTime: '2024-01-31T23:59:59',
+          Amount: Number(amount(random)),
+          USICreditorScheme: 'ABN',
+          ReceiptNumber: String(numericId(key, 2)),
+        }),
+        USIScheme: 'ABN',
+        SettlementStatus: 'Settled',
+        Channel: { Scheme: 'Osko', Flags: ['instant'] },
+      }),
   },
   {
     name: 'npp-refund-details',
     event: 'NPPReceivePayment',
     body: (key) =>
-      `{"TransactionId":"SIM${key}","DateTime":"15/04/2024 3:15:18 PM","Amount":"250.0000","ReceiptNumber":${numericId(key, 3)},"RefundDetails":{"InboundAmount":"250.0000","RefundAmount":100.25,"RefundId":${numericId(key, 4)}}}`,
+      JSON.stringify(
+        samplePayment(key, {
+          DateTime: '15/04/2024 3:15:18 PM',
+          Amount: '250.0000',
+          ReceiptNumber: numericId(key, 3),
+          RefundDetails: {
+            InboundAmount: '250.0000',
+            RefundAmount: 100.25,
+            RefundId: numericId(key, 4),
+          },
+        }),
+      ),
   },
   {
     name: 'inbound-direct-credit-rejections-array',
@@ -286,23 +303,34 @@ export const VALID_VARIANTS: readonly Variant[] = [
   },
 ];
 
-/** Signed by the platform but refused by the receiver's schema (400, quarantined). */
+/** The sample without one field: a required one, so the body is refused. */
+const without = (record: Fields, name: string): Fields =>
+  Object.fromEntries(Object.entries(record).filter(([field]) => field !== name));
+
+/**
+ * Signed by the platform but refused by the receiver's schema (400, quarantined): a valid
+ * sample with one thing wrong, and a body that is not JSON at all.
+ */
 export const MALFORMED_VARIANTS: readonly Variant[] = [
   {
     name: 'npp-amount-not-a-number',
     event: 'NPPReceivePayment',
-    body: (key) => `{"TransactionId":"SIM${key}","DateTime":"2023-08-11T14:19:16","Amount":"ten"}`,
+    body: (key) => JSON.stringify(samplePayment(key, { Amount: 'ten' })),
   },
   {
     name: 'npp-missing-transaction-id',
     event: 'NPPReceivePayment',
-    body: (key) =>
-      `{"DateTime":"2023-08-11T14:19:16","Amount":"42.0000","PaymentDescription":"${key}"}`,
+    body: (key) => JSON.stringify(without(samplePayment(key, {}), 'TransactionId')),
   },
   {
     name: 'rejections-missing-id',
     event: 'InboundDirectCreditRejections',
-    body: (key) => `[{"batchId":${numericId(key, 0)},"dateTime":"2023-08-11T14:19:16","amount":1}]`,
+    body: (key) =>
+      JSON.stringify(
+        samplePayload('InboundDirectCreditRejections', [
+          without(sample('InboundDirectCreditRejections', { batchId: numericId(key, 0) }), 'id'),
+        ]),
+      ),
   },
   { name: 'not-json', event: 'any', body: (key) => `{"TransactionId":"SIM${key}",` },
 ];
