@@ -6,7 +6,7 @@
  * `expected` is the target after a fix (200 stored): review it. Database: DATABASE_URL, else the
  * embedded one (a running receiver's, or started here). Key: --public-key / --key-file, else
  * SIGNING_KEY, else the key each row was verified with, found by its fingerprint among this
- * machine's keys (simulator, sandbox, fixtures) and only then fetched from SIGNING_KEY_URL /
+ * machine's keys (the sandbox's, the fixtures') and only then fetched from SIGNING_KEY_URL /
  * PROVIDER_ENV. Exit 1 when a given key did not verify a row, 2 when no key could be found for a
  * row (saying where it looked and how to give one) or on bad usage. See docs/tools.md.
  */
@@ -119,7 +119,7 @@ async function main(): Promise<number> {
 /**
  * The keys the rows may have been verified with: SIGNING_KEY (the receiver's pinned key), this
  * machine's key files, and the platform's endpoint only when a row was verified by none of those
- * (so no network is needed for rows made with the simulator, the sandbox or the fixtures).
+ * (so no network is needed for rows made with the sandbox (or its simulate command) or the fixtures).
  */
 async function keysAtHand(
   fingerprints: readonly (string | null)[],

@@ -11,7 +11,7 @@ export interface KeyPair {
 }
 
 /**
- * The sandbox's signing key. Kept in a PEM file (like the simulator's) so a receiver that cached
+ * The sandbox's signing key. Kept in a PEM file so a receiver that cached
  * the public key keeps verifying across runs; `rotate()` makes a new pair, overwrites the file
  * and is served by the public-key endpoint from then on, as a real key rotation would be.
  */
