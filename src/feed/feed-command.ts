@@ -1,5 +1,5 @@
 import { readFeedStats } from './feed-metrics.ts';
-import type { FeedQueryable } from './feed-query.ts';
+import { feedKysely, type FeedDb } from './feed-database.ts';
 import {
   lastPosition,
   listDeadLetters,
@@ -28,11 +28,12 @@ Operates the feed's push relay (docs/feed.md). Uses DATABASE_URL (or the embedde
 
 /** Runs one command; returns the exit code. Output and errors go to `out` and `err`. */
 export async function runFeedCommand(
-  db: FeedQueryable,
+  feedDb: FeedDb,
   args: readonly string[],
   out: (line: string) => void,
   err: (line: string) => void,
 ): Promise<number> {
+  const db = feedKysely(feedDb);
   const [command, ...rest] = args;
   switch (command) {
     case 'status': {

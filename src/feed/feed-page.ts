@@ -1,4 +1,5 @@
-import { feedQuery, type FeedQueryable } from './feed-query.ts';
+import { sql } from 'kysely';
+import { feedKysely, type FeedDb } from './feed-database.ts';
 import { renderEvents, type FeedEventRow, type RenderedEvent } from './render-events.ts';
 
 export interface FeedPage {
@@ -16,20 +17,33 @@ const ENVELOPE_BYTES = 2048;
  * estimated size passes `maxBytes` (always at least one event, so a reader never stalls).
  */
 export async function readFeedPage(
-  db: FeedQueryable,
+  feedDb: FeedDb,
   options: { after: string; limit: number; maxBytes: number },
 ): Promise<FeedPage> {
-  const result = await feedQuery<FeedEventRow & { body_bytes: number | null }>(
-    db,
-    `SELECT e.id, e.position, e.type, e.event_name, e.business_key, e.webhook_id, e.conflict_id,
-       e.quarantine_id, e.created_at, octet_length(d.raw_body) AS body_bytes
-     FROM feed_events e LEFT JOIN webhook_deliveries d ON d.webhook_id = e.webhook_id
-     WHERE e.position > $1::bigint ORDER BY e.position LIMIT $2`,
-    [options.after, options.limit],
-  );
+  const db = feedKysely(feedDb);
+  const rows = await db
+    .selectFrom('feed_events as e')
+    .leftJoin('webhook_deliveries as d', 'd.webhook_id', 'e.webhook_id')
+    .select([
+      'e.id',
+      'e.position',
+      'e.type',
+      'e.event_name',
+      'e.business_key',
+      'e.webhook_id',
+      'e.conflict_id',
+      'e.quarantine_id',
+      sql<string>`e.created_at::text`.as('created_at'),
+      sql<number | null>`octet_length(d.raw_body)`.as('body_bytes'),
+    ])
+    .where('e.position', '>', options.after)
+    .orderBy('e.position')
+    .limit(options.limit)
+    .$narrowType<FeedEventRow>()
+    .execute();
   const kept: FeedEventRow[] = [];
   let bytes = 0;
-  for (const row of result.rows) {
+  for (const row of rows) {
     bytes += ENVELOPE_BYTES + BYTES_PER_BODY_BYTE * (row.body_bytes ?? 0);
     if (kept.length > 0 && bytes > options.maxBytes) break;
     kept.push(row);

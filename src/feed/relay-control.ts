@@ -1,4 +1,5 @@
-import { feedQuery, type FeedQueryable } from './feed-query.ts';
+import { sql } from 'kysely';
+import type { Db } from '../lib/database/database.ts';
 
 /** What the operator's commands do to the relay's state (`npm run feed -- …`). */
 
@@ -13,57 +14,91 @@ export interface DeadLetter {
   dead_at: string;
 }
 
-export async function listDeadLetters(db: FeedQueryable, limit: number): Promise<DeadLetter[]> {
-  const result = await feedQuery<DeadLetter>(
-    db,
-    `SELECT id, position, type, event_name, business_key, attempts, last_error, dead_at
-     FROM feed_events WHERE relay_state = 'dead' ORDER BY position LIMIT $1`,
-    [limit],
-  );
-  return result.rows;
+export async function listDeadLetters(db: Db, limit: number): Promise<DeadLetter[]> {
+  return db
+    .selectFrom('feed_events')
+    .select([
+      'id',
+      'position',
+      'type',
+      'event_name',
+      'business_key',
+      'attempts',
+      'last_error',
+      sql<string>`dead_at::text`.as('dead_at'),
+    ])
+    .where('relay_state', '=', 'dead')
+    .orderBy('position')
+    .limit(limit)
+    .$narrowType<{ position: string }>()
+    .execute();
 }
 
-const REDRIVE = `UPDATE feed_events SET relay_state = 'pending', attempts = 0,
-    first_attempt_at = NULL, next_attempt_at = NULL, dead_at = NULL, claimed_by = NULL,
-    claimed_until = NULL`;
+/** A dead letter as it becomes pending again, with a fresh age. */
+const REDRIVEN = {
+  relay_state: 'pending',
+  attempts: 0,
+  first_attempt_at: null,
+  next_attempt_at: null,
+  dead_at: null,
+  claimed_by: null,
+  claimed_until: null,
+} as const;
 
 /** A dead letter becomes pending again, with a fresh age; false when `id` is not one. */
-export async function redriveOne(db: FeedQueryable, id: string): Promise<boolean> {
-  const result = await feedQuery(db, `${REDRIVE} WHERE id = $1 AND relay_state = 'dead'`, [id]);
-  return result.rowCount === 1;
+export async function redriveOne(db: Db, id: string): Promise<boolean> {
+  const result = await db
+    .updateTable('feed_events')
+    .set(REDRIVEN)
+    .where('id', '=', id)
+    .where('relay_state', '=', 'dead')
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
 }
 
 /** Every dead letter, in batches (each its own commit), reporting progress after each. */
 export async function redriveAll(
-  db: FeedQueryable,
+  db: Db,
   onProgress: (done: number) => void,
   batchSize = 1000,
 ): Promise<number> {
+  return inBatches(onProgress, async () => {
+    const result = await db
+      .updateTable('feed_events')
+      .set(REDRIVEN)
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('feed_events')
+          .select('id')
+          .where('relay_state', '=', 'dead')
+          .orderBy('position')
+          .limit(batchSize),
+      )
+      .executeTakeFirst();
+    return result.numUpdatedRows;
+  });
+}
+
+/** Runs `batch` (each its own commit) until it changes nothing; answers how many it changed. */
+async function inBatches(
+  onProgress: (done: number) => void,
+  batch: () => Promise<bigint>,
+): Promise<number> {
   let done = 0;
   for (;;) {
-    const result = await feedQuery(
-      db,
-      `${REDRIVE} WHERE id IN (
-         SELECT id FROM feed_events WHERE relay_state = 'dead' ORDER BY position LIMIT $1)`,
-      [batchSize],
-    );
-    done += result.rowCount ?? 0;
-    if ((result.rowCount ?? 0) === 0) return done;
+    const changed = Number(await batch());
+    done += changed;
+    if (changed === 0) return done;
     onProgress(done);
   }
 }
 
 /** Every instance's relay reads this in its claim statement: pausing stops them all. */
-export async function setPaused(
-  db: FeedQueryable,
-  paused: boolean,
-  reason: string | null,
-): Promise<void> {
-  await feedQuery(
-    db,
-    `UPDATE feed_relay_control SET paused = $1, reason = $2, changed_at = now()`,
-    [paused, reason],
-  );
+export async function setPaused(db: Db, paused: boolean, reason: string | null): Promise<void> {
+  await db
+    .updateTable('feed_relay_control')
+    .set({ paused, reason, changed_at: sql<Date>`now()` })
+    .execute();
 }
 
 /**
@@ -73,36 +108,33 @@ export async function setPaused(
  * dead letters are left for `redrive`. Answers how many were marked.
  */
 export async function startRelayAfter(
-  db: FeedQueryable,
+  db: Db,
   position: string,
   onProgress: (done: number) => void,
   batchSize = 1000,
 ): Promise<number> {
-  let done = 0;
-  for (;;) {
-    const result = await feedQuery(
-      db,
-      `UPDATE feed_events SET relay_state = 'sent', sent_at = now(), claimed_by = NULL,
-         claimed_until = NULL, next_attempt_at = NULL,
-         last_error = 'not relayed: the relay was started after position ' || $2::text
-       WHERE id IN (
-         SELECT id FROM feed_events
-         WHERE relay_state = 'pending' AND position IS NOT NULL AND position <= $2::bigint
-         ORDER BY position LIMIT $1 FOR UPDATE SKIP LOCKED)`,
-      [batchSize, position],
-    );
-    done += result.rowCount ?? 0;
-    if ((result.rowCount ?? 0) === 0) return done;
-    onProgress(done);
-  }
+  return inBatches(onProgress, async () => {
+    const result = await sql`
+      UPDATE feed_events SET relay_state = 'sent', sent_at = now(), claimed_by = NULL,
+        claimed_until = NULL, next_attempt_at = NULL,
+        last_error = 'not relayed: the relay was started after position ' || ${position}::text
+      WHERE id IN (
+        SELECT id FROM feed_events
+        WHERE relay_state = 'pending' AND position IS NOT NULL AND position <= ${position}::bigint
+        ORDER BY position LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)
+    `.execute(db);
+    return result.numAffectedRows ?? 0n;
+  });
 }
 
 /** The last position numbered so far (0 when none): what `start-after now` means. */
-export async function lastPosition(db: FeedQueryable): Promise<string> {
-  const result = await feedQuery<{ last: string | null }>(
-    db,
-    `SELECT position AS last FROM feed_events WHERE position IS NOT NULL
-     ORDER BY position DESC LIMIT 1`,
-  );
-  return result.rows[0]?.last ?? '0';
+export async function lastPosition(db: Db): Promise<string> {
+  const row = await db
+    .selectFrom('feed_events')
+    .select('position')
+    .where('position', 'is not', null)
+    .orderBy('position', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.position ?? '0';
 }

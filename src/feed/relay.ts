@@ -4,13 +4,13 @@ import type { Logger } from '../lib/logger.ts';
 import { retryBackoffMs } from '../lib/backoff.ts';
 import { HttpCallError, httpCall } from '../lib/http-client.ts';
 import type { FeedMetrics } from './feed-metrics.ts';
-import type { FeedQueryable } from './feed-query.ts';
+import { feedKysely, type FeedDb } from './feed-database.ts';
 import { claimEvents, markFailed, markSent, type ClaimedEvent } from './relay-store.ts';
 import { renderEvents } from './render-events.ts';
 import { signWebhook } from './signer.ts';
 
 export interface RelayOptions {
-  db: FeedQueryable;
+  db: FeedDb;
   url: string;
   secrets: readonly Buffer[];
   timeoutMs: number;
@@ -84,6 +84,7 @@ export function startRelay(options: RelayOptions): Relay {
   const post = options.post ?? postJson;
   const now = options.now ?? (() => new Date());
   const pollMs = options.pollIntervalMs ?? 250;
+  const db = feedKysely(options.db);
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
   let wake: (() => void) | undefined;
@@ -113,7 +114,7 @@ export function startRelay(options: RelayOptions): Relay {
     const outcome: PostOutcome = await post(options.url, { ...headers }, body, options.timeoutMs);
     if (outcome.ok) {
       options.metrics?.attempts.inc({ result: 'sent' });
-      await markSent(options.db, event, instance);
+      await markSent(db, event, instance);
       return;
     }
     options.metrics?.attempts.inc({ result: 'failed' });
@@ -123,7 +124,7 @@ export function startRelay(options: RelayOptions): Relay {
       options.retryMaxMs,
       Math.random,
     );
-    const result = await markFailed(options.db, event, {
+    const result = await markFailed(db, event, {
       instance,
       error: outcome.error,
       retryInMs,
@@ -139,7 +140,7 @@ export function startRelay(options: RelayOptions): Relay {
   };
 
   const startAll = async (claimed: ClaimedEvent[]) => {
-    const bodies = await renderEvents(options.db, claimed);
+    const bodies = await renderEvents(db, claimed);
     claimed.forEach((event, index) => {
       const body = bodies[index]?.body ?? '';
       const task: Promise<void> = send(event, body)
@@ -164,7 +165,7 @@ export function startRelay(options: RelayOptions): Relay {
       const free = options.concurrency - inFlight.size;
       if (free > 0) {
         try {
-          const claimed = await claimEvents(options.db, {
+          const claimed = await claimEvents(db, {
             instance,
             limit: free,
             leaseMs: options.timeoutMs + LEASE_MARGIN_MS,

@@ -1,5 +1,6 @@
-import type { FeedEventType } from '../receiver/index.ts';
-import { feedQuery, OID, type FeedQueryable } from './feed-query.ts';
+import { sql, type RawBuilder } from 'kysely';
+import { TYPED_ROW_CONTRACTS, type FeedEventType, type TypedTableName } from '../receiver/index.ts';
+import type { Db } from '../lib/database/database.ts';
 import { feedBody, type StoredBody } from './delivery-body.ts';
 import { jsonText, RawJson, type JsonValue } from './json-text.ts';
 import { sydneyIso } from '../lib/sydney-time.ts';
@@ -29,73 +30,156 @@ export interface RenderedEvent {
 
 type SourceRow = Record<string, unknown>;
 
+/**
+ * How a column's value appears in `fields`: as text (text, bigint, numeric: exact), a Sydney
+ * wall-clock time with its offset, a UTC instant, raw JSON, or the number it is.
+ */
+type ColumnKind = 'text' | 'exact' | 'wall-clock' | 'instant' | 'json' | 'number';
+
+/** Kinds read from the exact text Postgres prints (cast in the statement, whatever the pool). */
+const AS_TEXT: ReadonlySet<ColumnKind> = new Set(['exact', 'wall-clock', 'instant', 'json']);
+
 /** Per type, the rows an event describes, and how a row and an event are matched. */
 interface Source {
-  query(events: readonly FeedEventRow[]): { text: string; values: unknown[] };
+  /** Column name to kind: every column the statement reads. */
+  kinds: ReadonlyMap<string, ColumnKind>;
+  query(db: Db, events: readonly FeedEventRow[]): Promise<{ rows: SourceRow[] }>;
   rowKey(row: SourceRow): string;
   eventKey(event: FeedEventRow): string;
 }
 
-const byTransactionId = (table: string): Source => ({
-  query: (events) => ({
-    text: `SELECT * FROM ${table} WHERE transaction_id = ANY($1::text[])`,
-    values: [events.map((e) => e.business_key)],
-  }),
-  rowKey: (row) => String(row.transaction_id),
-  eventKey: (event) => event.business_key,
-});
+/** The name a column's text travels under beside the column itself. */
+const textName = (column: string) => `${column}::text`;
+
+/**
+ * Each column of a kind read as text, again, cast (`t.amount::text AS "amount::text"`), after
+ * the columns themselves: `SELECT t.*` keeps the table's column order (the order of `fields`),
+ * and the text is Postgres' own whatever the pool's type parsers.
+ */
+function textColumns(kinds: ReadonlyMap<string, ColumnKind>): RawBuilder<unknown> {
+  const cast = [...kinds]
+    .filter(([, kind]) => AS_TEXT.has(kind))
+    .map(([column]) => sql`${sql.ref(`t.${column}`)}::text AS ${sql.id(textName(column))}`);
+  return sql.join(cast);
+}
+
+/** A typed table's columns, from the data contract, and those storage adds from the delivery. */
+function typedKinds(table: TypedTableName): ReadonlyMap<string, ColumnKind> {
+  const contract = TYPED_ROW_CONTRACTS.find((c) => c.table === table);
+  if (!contract) throw new Error(`${table} has no data contract`);
+  const delivery: Record<string, ColumnKind> = {
+    event_name: 'text',
+    webhook_id: 'exact',
+    received_at: 'instant',
+  };
+  return new Map<string, ColumnKind>([
+    ...contract.columns.map(({ column, sqlType }): [string, ColumnKind] => [
+      column,
+      sqlType === 'numeric' ? 'exact' : sqlType === 'text' ? 'text' : 'wall-clock',
+    ]),
+    ...contract.deliveryColumns.map((column): [string, ColumnKind] => [
+      column,
+      delivery[column] ?? 'text',
+    ]),
+  ]);
+}
+
+const byTransactionId = (table: TypedTableName): Source => {
+  const kinds = typedKinds(table);
+  return {
+    kinds,
+    query: (db, events) =>
+      sql<SourceRow>`SELECT t.*, ${textColumns(kinds)} FROM ${sql.table(table)} t
+        WHERE t.transaction_id = ANY(${events.map((e) => e.business_key)}::text[])`.execute(db),
+    rowKey: (row) => String(row.transaction_id),
+    eventKey: (event) => event.business_key,
+  };
+};
+
+const REJECTION_KINDS = typedKinds('credit_rejections');
 
 const SOURCES: Partial<Record<FeedEventType, Source>> = {
   'payment.received': byTransactionId('npp_payments'),
   'payto_payment.received': byTransactionId('payto_payments'),
   'direct_credit.received': byTransactionId('direct_credits'),
   'credit_rejection.received': {
-    query: (events) => ({
-      text: `SELECT r.* FROM credit_rejections r
-        JOIN unnest($1::text[], $2::text[]) AS k(event_name, rejection_id)
-          ON r.event_name = k.event_name AND r.rejection_id = k.rejection_id`,
-      values: [events.map((e) => e.event_name), events.map((e) => e.business_key)],
-    }),
+    kinds: REJECTION_KINDS,
+    query: (db, events) =>
+      sql<SourceRow>`SELECT t.*, ${textColumns(REJECTION_KINDS)} FROM credit_rejections t
+        JOIN unnest(${events.map((e) => e.event_name)}::text[],
+          ${events.map((e) => e.business_key)}::text[]) AS k(event_name, rejection_id)
+          ON t.event_name = k.event_name AND t.rejection_id = k.rejection_id`.execute(db),
     rowKey: (row) => `${String(row.event_name)}/${String(row.rejection_id)}`,
     eventKey: (event) => `${event.event_name}/${event.business_key}`,
   },
   // The conflict as detected: its resolution (changed later by an operator) is not part of it,
   // so every rendering of the event is the same.
-  'conflict.detected': {
-    query: (events) => ({
-      text: `SELECT id, table_name, event_name, business_key, first_webhook_id, webhook_id,
-          record_index, differences, detected_at
-        FROM conflicts WHERE id = ANY($1::bigint[])`,
-      values: [events.map((e) => e.conflict_id)],
-    }),
-    rowKey: (row) => String(row.id),
-    eventKey: (event) => String(event.conflict_id),
-  },
+  'conflict.detected': listed(
+    'conflicts',
+    [
+      ['id', 'exact'],
+      ['table_name', 'text'],
+      ['event_name', 'text'],
+      ['business_key', 'text'],
+      ['first_webhook_id', 'exact'],
+      ['webhook_id', 'exact'],
+      ['record_index', 'number'],
+      ['differences', 'json'],
+      ['detected_at', 'instant'],
+    ],
+    (event) => event.conflict_id,
+  ),
 };
+
+/** Named columns of a table whose rows an event names by `id` (a bigint). */
+function listed(
+  table: 'conflicts' | 'quarantined_deliveries',
+  columns: readonly (readonly [string, ColumnKind])[],
+  id: (event: FeedEventRow) => string | null,
+): Source {
+  const kinds = new Map(columns);
+  const names = sql.join(columns.map(([column]) => sql.ref(`t.${column}`)));
+  return {
+    kinds,
+    query: (db, events) =>
+      sql<SourceRow>`SELECT ${names}, ${textColumns(kinds)} FROM ${sql.table(table)} t
+        WHERE t.id = ANY(${events.map(id)}::bigint[])`.execute(db),
+    rowKey: (row) => String(row.id),
+    eventKey: (event) => String(id(event)),
+  };
+}
 
 /**
  * A quarantined delivery as its events describe it: never its body or headers (the body comes
  * as `payloadBase64`, the exact bytes refused); the opened event without how it was handled, so
  * that every rendering of one event is the same.
  */
-const quarantineRow = (columns: string): Source => ({
-  query: (events) => ({
-    text: `SELECT ${columns} FROM quarantined_deliveries WHERE id = ANY($1::bigint[])`,
-    values: [events.map((e) => e.quarantine_id)],
-  }),
-  rowKey: (row) => String(row.id),
-  eventKey: (event) => String(event.quarantine_id),
-});
-const QUARANTINE_COLUMNS =
-  'id, event_name, webhook_id_header, webhook_id, received_at, body_sha256, content_type, reasons';
-SOURCES['quarantine.opened'] = quarantineRow(QUARANTINE_COLUMNS);
-SOURCES['quarantine.resolved'] = quarantineRow(
-  `${QUARANTINE_COLUMNS}, handled_at, handling, handled_note`,
+const QUARANTINE_COLUMNS: readonly (readonly [string, ColumnKind])[] = [
+  ['id', 'exact'],
+  ['event_name', 'text'],
+  ['webhook_id_header', 'text'],
+  ['webhook_id', 'exact'],
+  ['received_at', 'instant'],
+  ['body_sha256', 'text'],
+  ['content_type', 'text'],
+  ['reasons', 'json'],
+];
+const quarantineId = (event: FeedEventRow) => event.quarantine_id;
+SOURCES['quarantine.opened'] = listed('quarantined_deliveries', QUARANTINE_COLUMNS, quarantineId);
+SOURCES['quarantine.resolved'] = listed(
+  'quarantined_deliveries',
+  [
+    ...QUARANTINE_COLUMNS,
+    ['handled_at', 'instant'],
+    ['handling', 'text'],
+    ['handled_note', 'text'],
+  ],
+  quarantineId,
 );
 
 /** The normalised bodies of `events` (docs/feed.md, "The event body"), in the order given. */
 export async function renderEvents(
-  db: FeedQueryable,
+  db: Db,
   events: readonly FeedEventRow[],
 ): Promise<RenderedEvent[]> {
   if (events.length === 0) return [];
@@ -106,36 +190,33 @@ export async function renderEvents(
       const source = SOURCES[type];
       if (!source) return;
       const ofType = events.filter((e) => e.type === type);
-      const { text, values } = source.query(ofType);
-      const result = await feedQuery(db, text, values);
+      const result = await source.query(db, ofType);
       const rows = new Map(result.rows.map((row) => [source.rowKey(row), row]));
       for (const event of ofType) {
         const row = rows.get(source.eventKey(event));
-        if (row) fields.set(event.id, normalisedRow(row, result.fields));
+        if (row) fields.set(event.id, normalisedRow(row, source.kinds));
       }
     }),
   );
   const ofDeliveries = events.filter((e) => e.quarantine_id === null && e.webhook_id !== null);
-  const deliveries = await feedQuery<DeliveryRow>(
-    db,
-    `SELECT webhook_id, received_at, payload::text AS payload,
-       CASE WHEN payload IS NULL THEN raw_body END AS raw_body
-     FROM webhook_deliveries WHERE webhook_id = ANY($1::bigint[])`,
-    [[...new Set(ofDeliveries.map((e) => e.webhook_id))]],
-  );
+  const deliveries = await sql<DeliveryRow>`
+    SELECT webhook_id::text AS webhook_id, received_at::text AS received_at,
+      payload::text AS payload, CASE WHEN payload IS NULL THEN raw_body END AS raw_body
+    FROM webhook_deliveries
+    WHERE webhook_id = ANY(${[...new Set(ofDeliveries.map((e) => e.webhook_id))]}::bigint[])
+  `.execute(db);
   const quarantined = events.filter((e) => e.quarantine_id !== null);
   const refused =
     quarantined.length === 0
       ? { rows: [] }
-      : await feedQuery<QuarantinedRow>(
-          db,
-          `SELECT id, webhook_id, received_at,
-             CASE WHEN pruned_at IS NULL THEN encode(raw_body, 'base64') END AS payload_base64
-           FROM quarantined_deliveries WHERE id = ANY($1::bigint[])`,
-          [quarantined.map((e) => e.quarantine_id)],
-        );
+      : await sql<QuarantinedRow>`
+          SELECT id::text AS id, received_at::text AS received_at,
+            CASE WHEN pruned_at IS NULL THEN encode(raw_body, 'base64') END AS payload_base64
+          FROM quarantined_deliveries
+          WHERE id = ANY(${quarantined.map((e) => e.quarantine_id)}::bigint[])
+        `.execute(db);
   const delivery = new Map(deliveries.rows.map((row) => [row.webhook_id, row]));
-  const refusedDelivery = new Map(refused.rows.map((row) => [String(row.id), row]));
+  const refusedDelivery = new Map(refused.rows.map((row) => [row.id, row]));
   return events.map((event) => {
     const d =
       event.quarantine_id === null
@@ -171,7 +252,6 @@ interface DeliveryRow extends StoredBody {
 /** The exact bytes refused, while the row keeps them. */
 interface QuarantinedRow {
   id: string;
-  webhook_id: string | null;
   received_at: string;
   payload_base64: string | null;
 }
@@ -182,19 +262,20 @@ function quarantinedBody(
   return row?.payload_base64 != null ? { payloadBase64: row.payload_base64 } : { payload: null };
 }
 
-/** Money and bigints as exact strings, wall-clock times with their Sydney offset, UTC instants. */
-function normalisedRow(
-  row: SourceRow,
-  columns: readonly { name: string; dataTypeID: number }[],
-): JsonValue {
+/**
+ * Money and bigints as exact strings, wall-clock times with their Sydney offset, UTC instants,
+ * in the order the statement read the columns.
+ */
+function normalisedRow(row: SourceRow, kinds: ReadonlyMap<string, ColumnKind>): JsonValue {
   const out: Record<string, JsonValue> = {};
-  for (const { name, dataTypeID } of columns) {
-    const value = row[name];
+  for (const [name, read] of Object.entries(row)) {
+    if (name.endsWith('::text')) continue;
+    const kind = kinds.get(name) ?? 'text';
+    const value = AS_TEXT.has(kind) ? row[textName(name)] : read;
     if (value === null || value === undefined) out[name] = null;
-    else if (dataTypeID === OID.timestamp) out[name] = sydneyIso(String(value));
-    else if (dataTypeID === OID.timestamptz) out[name] = isoInstant(String(value));
-    else if (dataTypeID === OID.json || dataTypeID === OID.jsonb)
-      out[name] = new RawJson(String(value));
+    else if (kind === 'wall-clock') out[name] = sydneyIso(String(value));
+    else if (kind === 'instant') out[name] = isoInstant(String(value));
+    else if (kind === 'json') out[name] = new RawJson(String(value));
     else if (typeof value === 'number' || typeof value === 'boolean') out[name] = value;
     else out[name] = String(value);
   }

@@ -4,7 +4,7 @@ import type { FeedConfig } from '../lib/config.ts';
 import { errorHandler, notFound } from '../receiver/index.ts';
 import type { Logger } from '../lib/logger.ts';
 import { listen, type ReceiverServer, type ServerTimeouts } from '../receiver/index.ts';
-import { createDatabaseWithPool } from '../lib/database/database.ts';
+import { createDatabase } from '../lib/database/database.ts';
 import { startAssigner } from './assigner.ts';
 import { createFeedMetrics } from './feed-metrics.ts';
 import { createFeedNotifier } from './feed-notifier.ts';
@@ -37,14 +37,14 @@ export async function startFeed(options: {
 }): Promise<RunningFeed> {
   const { config, logger } = options;
   const logs = logger.child({ component: 'feed' });
-  const { db, pool } = createDatabaseWithPool({
+  const db = createDatabase({
     url: options.databaseUrl,
     poolMax: config.poolMax,
     statementTimeoutMs: options.statementTimeoutMs,
     onIdleClientError: (error) => logs.warn({ err: error }, 'feed database connection lost'),
   });
   const metrics = createFeedMetrics(options.registry, { relay: config.relay !== undefined });
-  const relay = config.relay && startRelay({ ...config.relay, db: pool, logger: logs, metrics });
+  const relay = config.relay && startRelay({ ...config.relay, db, logger: logs, metrics });
   const assigner = startAssigner({
     db,
     intervalMs: config.assignIntervalMs,
@@ -52,7 +52,7 @@ export async function startFeed(options: {
     onAssigned: () => relay?.nudge(),
   });
   const refresh = setInterval(() => {
-    metrics.refresh(pool).catch(() => {}); // a database outage is reported by the receiver
+    metrics.refresh(db).catch(() => {}); // a database outage is reported by the receiver
   }, GAUGE_REFRESH_MS).unref();
 
   const notifier = config.token
@@ -65,7 +65,7 @@ export async function startFeed(options: {
     app.disable('x-powered-by');
     app.use(
       feedRouter({
-        db: pool,
+        db,
         token: config.token,
         pageMaxBytes: config.pageMaxBytes,
         notifier,

@@ -100,7 +100,7 @@ describe('the rendered event', () => {
     const webhookId = freshWebhookId();
     await send(BATCH, webhookId).expect(200);
     await assignPositions(feed.db);
-    const page = await readFeedPage(feed.pool, { after: '0', limit: 10, maxBytes: 1 << 20 });
+    const page = await readFeedPage(feed.db, { after: '0', limit: 10, maxBytes: 1 << 20 });
     expect(page.events).toHaveLength(2);
     const [first, second] = page.events.map(
       (e) =>

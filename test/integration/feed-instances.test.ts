@@ -65,7 +65,7 @@ describe('several instances', () => {
     const feed = feedDatabase(bed.database.url);
     running.push({ stop: () => feed.db.destroy() });
     await assignPositions(feed.db);
-    const claimed = await claimEvents(feed.pool, { instance: 'crashed', limit: 10, leaseMs: 8000 });
+    const claimed = await claimEvents(feed.db, { instance: 'crashed', limit: 10, leaseMs: 8000 });
     expect(claimed).toHaveLength(3);
 
     const secret = newWebhookSecret();

@@ -121,7 +121,7 @@ describe('the normalised event body', () => {
       200,
     );
     await assignPositions(feed.db);
-    const page = await readFeedPage(feed.pool, { after: '0', limit: 10, maxBytes: 1 << 20 });
+    const page = await readFeedPage(feed.db, { after: '0', limit: 10, maxBytes: 1 << 20 });
     expect(page.events).toHaveLength(1);
     const text = page.events[0]?.body ?? '';
     // The body as the platform sent it: its keys in its order, every number exactly as sent.
@@ -165,7 +165,7 @@ describe('the normalised event body', () => {
       signWith: bed.signer.privateKey,
     }).expect(200);
     await assignPositions(feed.db);
-    const page = await readFeedPage(feed.pool, { after: '0', limit: 10, maxBytes: 1 << 20 });
+    const page = await readFeedPage(feed.db, { after: '0', limit: 10, maxBytes: 1 << 20 });
     const body = JSON.parse(page.events[0]?.body ?? '{}') as {
       data: { payload?: unknown; payloadBase64?: string };
     };
@@ -185,7 +185,7 @@ describe('the normalised event body', () => {
       [webhookId],
     );
     await assignPositions(feed.db);
-    const page = await readFeedPage(feed.pool, { after: '0', limit: 10, maxBytes: 1 << 20 });
+    const page = await readFeedPage(feed.db, { after: '0', limit: 10, maxBytes: 1 << 20 });
     expect(page.events[0]?.body).toContain(
       '"payload":{"Old": true, "Note": "old", "Amount": 1.50}',
     );

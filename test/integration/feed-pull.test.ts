@@ -26,7 +26,7 @@ beforeAll(() => {
   const logger = createLogger('silent');
   notifier = createFeedNotifier({ url: bed.database.url, logger });
   app = express().use(
-    feedRouter({ db: feed.pool, token: TOKEN, pageMaxBytes: 1 << 20, notifier, logger }),
+    feedRouter({ db: feed.db, token: TOKEN, pageMaxBytes: 1 << 20, notifier, logger }),
   );
 });
 afterAll(async () => {
@@ -173,7 +173,7 @@ describe('pull with a commit-safe cursor', () => {
     await assignPositions(feed.db);
     const small = express().use(
       feedRouter({
-        db: feed.pool,
+        db: feed.db,
         token: TOKEN,
         pageMaxBytes: 1,
         notifier,

@@ -184,6 +184,36 @@ export interface QuarantinedDeliveriesTable {
   pruned_at: ColumnType<Date | null, never, Date | null>;
 }
 
+/** The feed's outbox (migrations 2026-11-22T03-00-00, 2026-11-24T08-00-00): one row per event. */
+export interface FeedEventsTable {
+  id: Generated<string>;
+  /** Null until the assigner numbers it, after its commit. */
+  position: string | null;
+  type: string;
+  event_name: string;
+  business_key: string;
+  webhook_id: string | null;
+  conflict_id: string | null;
+  quarantine_id: string | null;
+  created_at: Generated<Date>;
+  relay_state: 'pending' | 'sent' | 'dead';
+  attempts: number;
+  first_attempt_at: Date | null;
+  next_attempt_at: Date | null;
+  claimed_by: string | null;
+  claimed_until: Date | null;
+  last_error: string | null;
+  sent_at: Date | null;
+  dead_at: Date | null;
+}
+
+/** One row: whether every instance's relay is paused. */
+export interface FeedRelayControlTable {
+  paused: boolean;
+  changed_at: Date;
+  reason: string | null;
+}
+
 export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   npp_payments: NppPaymentsTable;
@@ -193,10 +223,19 @@ export interface Database {
   direct_credit_batches: DirectCreditBatchesTable;
   conflicts: ConflictsTable;
   quarantined_deliveries: QuarantinedDeliveriesTable;
+  feed_events: FeedEventsTable;
+  feed_relay_control: FeedRelayControlTable;
 }
 
 export type Db = Kysely<Database>;
 
+/**
+ * The one place that says which Postgres types come back as text rather than parsed:
+ * `timestamp without time zone` (a Sydney wall-clock time; parsed, it would be shifted into the
+ * process's zone). pg already leaves bigint and numeric as text. A statement that needs the exact
+ * text of anything else (an instant, jsonb) casts it in SQL (`::text`), so what it reads does not
+ * depend on the pool it runs on.
+ */
 const TIMESTAMP_WITHOUT_ZONE = 1114;
 const keepText = (value: string) => value;
 
