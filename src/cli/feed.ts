@@ -12,7 +12,7 @@ export async function run(io: OperatorIo): Promise<number> {
   }
   return withOperatorDatabase(
     io,
-    ({ database }) => runFeedCommand(database.pool, io.argv, io.out, io.err),
+    ({ database }) => runFeedCommand(database.db, io.argv, io.out, io.err),
     { migrate: true },
   );
 }

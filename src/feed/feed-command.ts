@@ -1,5 +1,5 @@
 import { readFeedStats } from './feed-metrics.ts';
-import { feedKysely, type FeedDb } from './feed-database.ts';
+import type { Db } from '../lib/database/database.ts';
 import {
   lastPosition,
   listDeadLetters,
@@ -28,12 +28,12 @@ Operates the feed's push relay (docs/feed.md). Uses DATABASE_URL (or the embedde
 
 /** Runs one command; returns the exit code. Output and errors go to `out` and `err`. */
 export async function runFeedCommand(
-  feedDb: FeedDb,
+  feedDb: Db,
   args: readonly string[],
   out: (line: string) => void,
   err: (line: string) => void,
 ): Promise<number> {
-  const db = feedKysely(feedDb);
+  const db = feedDb;
   const [command, ...rest] = args;
   switch (command) {
     case 'status': {

@@ -1,13 +1,13 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { sql } from 'kysely';
-import { feedKysely, type FeedDb } from './feed-database.ts';
+import type { Db } from '../lib/database/database.ts';
 
 /** The feed's series (docs/feed.md, "Operating it"), registered on the app's registry. */
 export interface FeedMetrics {
   attempts: Counter<'result'>;
   deadLettered: Counter;
   /** Reads the database once and sets the gauges (called every few seconds, not per scrape). */
-  refresh(db: FeedDb): Promise<void>;
+  refresh(db: Db): Promise<void>;
 }
 
 export function createFeedMetrics(registry: Registry, options: { relay: boolean }): FeedMetrics {
@@ -83,13 +83,13 @@ export const STATS_COUNT_CAP = 100_000;
  * what the table holds.
  */
 export async function readFeedStats(
-  db: FeedDb,
+  db: Db,
   options: { relay: boolean } = { relay: true },
 ): Promise<FeedStats> {
   // Built from constants only (no parameters): the text the plan tests read.
   const result = await sql
     .raw<Record<string, string | boolean | null>>(feedStatsSql(options))
-    .execute(feedKysely(db));
+    .execute(db);
   const row = result.rows[0] ?? {};
   const count = (name: string) => Number(row[name] ?? 0);
   return {

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { feedKysely, type FeedDb } from './feed-database.ts';
+import type { Db } from '../lib/database/database.ts';
 import { renderEvents, type FeedEventRow, type RenderedEvent } from './render-events.ts';
 
 export interface FeedPage {
@@ -17,10 +17,10 @@ const ENVELOPE_BYTES = 2048;
  * estimated size passes `maxBytes` (always at least one event, so a reader never stalls).
  */
 export async function readFeedPage(
-  feedDb: FeedDb,
+  feedDb: Db,
   options: { after: string; limit: number; maxBytes: number },
 ): Promise<FeedPage> {
-  const db = feedKysely(feedDb);
+  const db = feedDb;
   const rows = await db
     .selectFrom('feed_events as e')
     .leftJoin('webhook_deliveries as d', 'd.webhook_id', 'e.webhook_id')

@@ -3,7 +3,7 @@ import type { Logger } from '../lib/logger.ts';
 import { createSecretMatcher } from '../lib/secrets.ts';
 import type { FeedNotifier } from './feed-notifier.ts';
 import { feedPageJson, readFeedPage } from './feed-page.ts';
-import type { FeedDb } from './feed-database.ts';
+import type { Db } from '../lib/database/database.ts';
 
 export const MAX_LIMIT = 500;
 export const MAX_WAIT_SECONDS = 30;
@@ -13,7 +13,7 @@ const RECHECK_MS = 1000;
 const MAX_CONCURRENT = 32;
 
 export interface FeedRouteOptions {
-  db: FeedDb;
+  db: Db;
   token: string;
   pageMaxBytes: number;
   notifier: Pick<FeedNotifier, 'wait'>;

@@ -4,13 +4,13 @@ import type { Logger } from '../lib/logger.ts';
 import { retryBackoffMs } from '../lib/backoff.ts';
 import { HttpCallError, httpCall } from '../lib/http-client.ts';
 import type { FeedMetrics } from './feed-metrics.ts';
-import { feedKysely, type FeedDb } from './feed-database.ts';
+import type { Db } from '../lib/database/database.ts';
 import { claimEvents, markFailed, markSent, type ClaimedEvent } from './relay-store.ts';
 import { renderEvents } from './render-events.ts';
 import { signWebhook } from './signer.ts';
 
 export interface RelayOptions {
-  db: FeedDb;
+  db: Db;
   url: string;
   secrets: readonly Buffer[];
   timeoutMs: number;
@@ -84,7 +84,7 @@ export function startRelay(options: RelayOptions): Relay {
   const post = options.post ?? postJson;
   const now = options.now ?? (() => new Date());
   const pollMs = options.pollIntervalMs ?? 250;
-  const db = feedKysely(options.db);
+  const db = options.db;
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
   let wake: (() => void) | undefined;

@@ -341,7 +341,7 @@ describe('upgrading a database with unmodelled InboundDirectCredit deliveries', 
     const feed = feedDatabase(database.url);
     try {
       await assignPositions(feed.db);
-      const page = await readFeedPage(feed.pool, { after: '8', limit: 10, maxBytes: 1 << 20 });
+      const page = await readFeedPage(feed.db, { after: '8', limit: 10, maxBytes: 1 << 20 });
       const bodies = page.events.map(
         (e) => JSON.parse(e.body) as { type: string; position: string; data: { fields: unknown } },
       );

@@ -119,7 +119,7 @@ describe('push relay', () => {
     expect(
       consumer.received.filter((e) => e.key === key).every((e) => e.type === 'payment.received'),
     ).toBe(true);
-    await instance.metrics.refresh(instance.pool);
+    await instance.metrics.refresh(instance.db);
     const text = await instance.registry.metrics();
     expect(text).toMatch(/^feed_relay_dead_letters 1$/m);
     expect(text).toMatch(/^feed_relay_dead_lettered_total 1$/m);
@@ -177,7 +177,7 @@ describe('push relay', () => {
     const lines: string[] = [];
     expect(
       await runFeedCommand(
-        instance.pool,
+        instance.db,
         ['pause', 'maintenance'],
         (l) => lines.push(l),
         () => {},
@@ -192,7 +192,7 @@ describe('push relay', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(consumer.received).toEqual([]);
     await runFeedCommand(
-      instance.pool,
+      instance.db,
       ['status'],
       (l) => lines.push(l),
       () => {},
@@ -200,7 +200,7 @@ describe('push relay', () => {
     expect(lines.join('\n')).toContain('paused (maintenance)');
 
     await runFeedCommand(
-      instance.pool,
+      instance.db,
       ['resume'],
       (l) => lines.push(l),
       () => {},
@@ -211,7 +211,7 @@ describe('push relay', () => {
   it('when the relay is turned on over a history with start-after, then the history is not re-sent and later events are', async () => {
     const { consumer, instance } = await consumerAndRelay();
     await runFeedCommand(
-      instance.pool,
+      instance.db,
       ['pause', 'turning on'],
       () => {},
       () => {},
@@ -226,7 +226,7 @@ describe('push relay', () => {
     const lines: string[] = [];
     expect(
       await runFeedCommand(
-        instance.pool,
+        instance.db,
         ['start-after', 'now'],
         (l) => lines.push(l),
         () => {},
@@ -235,14 +235,14 @@ describe('push relay', () => {
     expect(lines.at(-1)).toMatch(/^marked 2 event\(s\) up to position 2/);
     expect(
       await runFeedCommand(
-        instance.pool,
+        instance.db,
         ['start-after', 'soon'],
         () => {},
         () => {},
       ),
     ).toBe(2);
     await runFeedCommand(
-      instance.pool,
+      instance.db,
       ['resume'],
       () => {},
       () => {},
@@ -258,7 +258,7 @@ describe('push relay', () => {
     const errors: string[] = [];
     expect(
       await runFeedCommand(
-        instance.pool,
+        instance.db,
         ['redrive', 'evt_999999'],
         () => {},
         (l) => errors.push(l),
@@ -267,7 +267,7 @@ describe('push relay', () => {
     expect(errors).toEqual(['event 999999 is not a dead letter']);
     expect(
       await runFeedCommand(
-        instance.pool,
+        instance.db,
         ['redrive'],
         () => {},
         () => {},

@@ -1,6 +1,6 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { feedStatsSql, readFeedStats } from '../../src/feed/feed-metrics.ts';
+import { createDatabase, type Db } from '../../src/lib/database/database.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
 /**
@@ -11,11 +11,11 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database.
  */
 const EVENTS = 300_000;
 let database: TestDatabase;
-let pool: pg.Pool;
+let db: Db;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: database.url, max: 1 });
+  db = createDatabase({ url: database.url, poolMax: 1 });
   await database.query(
     `INSERT INTO feed_events (position, type, event_name, business_key, webhook_id, relay_state)
      SELECT g, 'payment.received', 'NPPReceivePayment', 'T' || (g % 250000), g,
@@ -31,7 +31,7 @@ beforeAll(async () => {
   await database.query('ANALYZE feed_events');
 }, 120_000);
 afterAll(async () => {
-  await pool?.end();
+  await db?.destroy();
   await database?.drop();
 });
 
@@ -60,7 +60,7 @@ describe('feed gauges on a large feed_events', () => {
     const scans = await scansOf(feedStatsSql({ relay: true }));
     expect(scans.length).toBeGreaterThan(0);
     for (const scan of scans) expect(scan['Node Type'], JSON.stringify(scan)).not.toBe('Seq Scan');
-    const stats = await readFeedStats(pool, { relay: true });
+    const stats = await readFeedStats(db, { relay: true });
     expect(stats).toMatchObject({
       unassigned: 20,
       dead: 10,
@@ -79,7 +79,7 @@ describe('feed gauges on a large feed_events', () => {
       expect(scan['Node Type'], JSON.stringify(scan)).not.toBe('Seq Scan');
       expect(scan['Index Name']).not.toBe('feed_events_relay_due');
     }
-    const stats = await readFeedStats(pool, { relay: false });
+    const stats = await readFeedStats(db, { relay: false });
     expect(stats).toMatchObject({ unassigned: 20, lastPosition: String(EVENTS) });
   });
 });

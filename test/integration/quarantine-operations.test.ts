@@ -145,7 +145,7 @@ describe('npm run quarantine', () => {
     const { db, pool } = createDatabaseWithPool({ url: bed.database.url, poolMax: 2 });
     try {
       await assignPositions(db);
-      const page = await readFeedPage(pool, { after: '0', limit: 10, maxBytes: 1_000_000 });
+      const page = await readFeedPage(db, { after: '0', limit: 10, maxBytes: 1_000_000 });
       const events = page.events.map(
         (e) =>
           JSON.parse(e.body) as {

@@ -2,7 +2,6 @@ import { createHash, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assignPositions } from '../../src/feed/assigner.ts';
 import { readFeedPage } from '../../src/feed/feed-page.ts';
@@ -19,6 +18,7 @@ import {
 } from '../../src/receiver/storage/store-deliveries.ts';
 import { freshWebhookId } from '../support/deliveries.ts';
 import { emptyPaymentRow } from '../support/sample-bodies.ts';
+import { createDatabase, type Db } from '../../src/lib/database/database.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 import { exportQuarantine } from '../../tools/capture/export-quarantine.ts';
 
@@ -30,14 +30,14 @@ import { exportQuarantine } from '../../tools/capture/export-quarantine.ts';
  */
 
 let database: TestDatabase;
-let feedPool: pg.Pool;
+let feedDb: Db;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  feedPool = new pg.Pool({ connectionString: database.url, max: 2 });
+  feedDb = createDatabase({ url: database.url, poolMax: 2 });
 });
 afterAll(async () => {
-  await feedPool?.end();
+  await feedDb?.destroy();
   await database?.drop();
 });
 
@@ -273,7 +273,7 @@ describe('with a relay handing events on', () => {
   });
 
   it('when a pruned delivery is read through the feed, then its event renders with a null payload (no crash) and its fields intact', async () => {
-    const page = await readFeedPage(feedPool, { after: '0', limit: 100, maxBytes: 1 << 22 });
+    const page = await readFeedPage(feedDb, { after: '0', limit: 100, maxBytes: 1 << 22 });
     const later = page.events
       .map(
         (e) =>

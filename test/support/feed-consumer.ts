@@ -10,7 +10,7 @@ export function newWebhookSecret(): { text: string; key: Buffer } {
   return { text, key: parseWebhookSecret(text) as Buffer };
 }
 
-/** The feed's own pool for a test database (the relay and reader take the pg pool). */
+/** The feed's own pool and Kysely for a test database (the relay and reader take the Kysely). */
 export function feedDatabase(url: string, poolMax = 4) {
   return createDatabaseWithPool({ url, poolMax });
 }

@@ -15,12 +15,12 @@ export function startFeedInstance(options: {
   secret: Buffer;
   relay?: Partial<RelayOptions>;
 }) {
-  const { db, pool } = feedDatabase(options.databaseUrl);
+  const { db } = feedDatabase(options.databaseUrl);
   const registry = new Registry();
   const metrics = createFeedMetrics(registry, { relay: true });
   const logger = createLogger('silent');
   const relay = startRelay({
-    db: pool,
+    db,
     url: options.url,
     secrets: [options.secret],
     timeoutMs: 2000,
@@ -35,7 +35,7 @@ export function startFeedInstance(options: {
   });
   const assigner = startAssigner({ db, intervalMs: 20, logger, onAssigned: () => relay.nudge() });
   return {
-    pool,
+    db,
     metrics,
     registry,
     stop: async () => {
