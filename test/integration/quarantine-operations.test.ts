@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { assignPositions } from '../../src/feed/assigner.ts';
 import { readFeedPage } from '../../src/feed/feed-page.ts';
 import { runQuarantineCommand } from '../../src/operations/quarantine/quarantine-command.ts';
-import { createDatabaseWithPool } from '../../src/lib/database/database.ts';
+import { createDatabase } from '../../src/lib/database/database.ts';
 import { bodyBytes, freshWebhookId, sendDelivery } from '../support/deliveries.ts';
 import { runMain } from '../support/receiver-process.ts';
 import { nppPayment } from '../support/sample-bodies.ts';
@@ -142,7 +142,7 @@ describe('npm run quarantine', () => {
       secret: 'Basic s3cret',
     }).expect(400);
     await command('resolve', kept.id, '--note', 'payer asked to resend');
-    const { db, pool } = createDatabaseWithPool({ url: bed.database.url, poolMax: 2 });
+    const db = createDatabase({ url: bed.database.url, poolMax: 2 });
     try {
       await assignPositions(db);
       const page = await readFeedPage(db, { after: '0', limit: 10, maxBytes: 1_000_000 });
