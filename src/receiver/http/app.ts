@@ -13,7 +13,7 @@ import { metricsRouter } from './observability.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { requestContext } from './request-context.ts';
 import { securityHeaders } from './security-headers.ts';
-import { webhookRoutes } from './webhook-route.ts';
+import { WEBHOOK_PATH, webhookRoutes } from './webhook-route.ts';
 
 export interface AppDeps {
   /**
@@ -85,8 +85,9 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use(securityHeaders());
   app.use(requestContext(metrics));
-  // Deliveries are nearly all the traffic: their route is the router's first.
-  app.use(webhooks);
+  // Deliveries are nearly all the traffic: their route is the app's first, on its own router.
+  app.post(WEBHOOK_PATH, ...webhooks.post);
+  app.all(WEBHOOK_PATH, webhooks.otherMethod);
   app.use(
     healthRouter({
       db: deps.db,

@@ -1,4 +1,4 @@
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { EventModel } from '../events/types.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { findEventModel } from '../events/registry.ts';
@@ -60,7 +60,7 @@ export type WebhookRouterDeps = DeliveryDeps & {
  * unverified-body slot, the body (limit, memory budget, time), a delivery slot, and the delivery
  * pipeline from the signature on.
  */
-export function webhookRoutes(deps: WebhookRouterDeps): Router {
+export function webhookRoutes(deps: WebhookRouterDeps): WebhookRoutes {
   const inFlight = concurrencyLimit({
     max: deps.maxInFlight,
     gauge: deps.metrics.inFlightDeliveries,
@@ -164,23 +164,39 @@ export function webhookRoutes(deps: WebhookRouterDeps): Router {
       });
   };
 
-  const router = Router();
-  router.post(
-    '/webhooks/:eventName',
-    knownShape,
-    (req, res, next) => {
-      if (secretHolds(req, res, req.params.eventName as string)) next();
-    },
-    ...readBody,
-    (req, res) => deliver(req, res, req.params.eventName as string),
-  );
-  router.all('/webhooks/:eventName', otherMethod);
-  return router;
+  return {
+    post: [
+      knownShape,
+      (req, res, next) => {
+        if (secretHolds(req, res, req.params.eventName as string)) next();
+      },
+      ...readBody,
+      (req, res) => deliver(req, res, req.params.eventName as string),
+    ],
+    otherMethod,
+  };
 }
 
-/** Check 1: a malformed event name is no route at all, before a byte of the body is read. */
+/**
+ * The route's handlers, mounted by the app on its own router (`app.post`, `app.all`): a nested
+ * Router would add a second dispatch loop to every delivery, for nothing.
+ */
+export interface WebhookRoutes {
+  /** `POST /webhooks/:eventName`, check by check. */
+  readonly post: readonly RequestHandler[];
+  /** Any other method on the same path: 405 in the envelope (404 for a malformed name). */
+  readonly otherMethod: RequestHandler;
+}
+
+/** Where deliveries arrive. */
+export const WEBHOOK_PATH = '/webhooks/:eventName';
+
+/**
+ * Check 1: a malformed event name is no route at all, before a byte of the body is read: on to
+ * the next route (the same path's `all`, which answers 404 in the envelope).
+ */
 const knownShape: RequestHandler = (req, _res, next) => {
-  next(isWellFormedEventName(req.params.eventName as string) ? undefined : 'router');
+  next(isWellFormedEventName(req.params.eventName as string) ? undefined : 'route');
 };
 
 /** Check 1 for any method but POST: answered in the envelope, never Express's plain text. */
