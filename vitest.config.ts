@@ -23,11 +23,11 @@ export default defineConfig({
       reportsDirectory: 'coverage', // git-, prettier- and eslint-ignored
       // The floor of what the suite reaches (on the machine's Postgres, as CI measures it): a run
       // below any of them fails. Only ever raised, to the new floor when the tests reach more;
-      // never lowered to let a change through. Reached when set: lines 84.54 %, statements
-      // 83.8 %, functions 84.95 %, branches 80.12 %.
+      // never lowered to let a change through. Reached when last raised: lines 85.26 %,
+      // statements 84.4 %, functions 84.14 %, branches 80.57 %.
       thresholds: {
-        lines: 84,
-        statements: 83,
+        lines: 85,
+        statements: 84,
         functions: 84,
         branches: 80,
       },
