@@ -1,10 +1,6 @@
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/lib/logger.ts';
-import { createFetchedKeySource } from '../../src/receiver/verification/fetched-key-source.ts';
-import { closeServer } from '../../tools/sandbox/core/close-server.ts';
+import { startReceiver as startRealReceiver } from '../../tools/sandbox/test/receiver.ts';
 import { startTestSandbox, subscribe } from '../../tools/sandbox/test/support.ts';
-import { buildTestApp } from '../support/test-app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
 /**
@@ -20,28 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => database?.drop());
 
-async function startReceiver(keyUrl: string) {
-  const keys = createFetchedKeySource({
-    url: keyUrl,
-    allowHttp: true,
-    fetchTimeoutMs: 5000,
-    refreshCooldownMs: 0,
-    retryIntervalMs: 0,
-    now: Date.now,
-    logger: createLogger('silent'),
-  });
-  const server = buildTestApp({ db: database.db, keys, secrets: [SECRET] }).app.listen(
-    0,
-    '127.0.0.1',
-  );
-  await new Promise((resolve) => server.once('listening', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: async () => {
-      keys.stop();
-      await closeServer(server);
-    },
-  };
+function startReceiver(keyUrl: string) {
+  return startRealReceiver(database.db, keyUrl, [SECRET]);
 }
 
 interface Batch {

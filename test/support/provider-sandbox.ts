@@ -1,14 +1,11 @@
-import type { Server } from 'node:http';
-import { createLogger } from '../../src/lib/logger.ts';
 import {
   createProviderClient,
   type ProviderClientOptions,
 } from '../../src/platform/client/provider-client.ts';
 import type { Db } from '../../src/lib/database/database.ts';
-import { createFetchedKeySource } from '../../src/receiver/verification/fetched-key-source.ts';
-import { closeServer } from '../../tools/sandbox/core/close-server.ts';
+import { PUBLIC_KEY_PATH } from '../../src/lib/platform-key.ts';
 import { CREDENTIALS, subscribe, type TestSandbox } from '../../tools/sandbox/test/support.ts';
-import { buildTestApp } from './test-app.ts';
+import { startReceiver } from '../../tools/sandbox/test/receiver.ts';
 
 /** The shared secret the sandbox's subscriptions carry and the test receiver accepts. */
 export const SUBSCRIPTION_SECRET = 'Basic cmVjb3Zlcnktc2VjcmV0';
@@ -30,34 +27,12 @@ export function sandboxProviderClient(
 }
 
 /** The real receiver on a real socket (port 0: any), trusting the sandbox's key endpoint. */
-export async function startSandboxReceiver(
+export function startSandboxReceiver(
   db: Db,
   sandboxUrl: string,
   port = 0,
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const keys = createFetchedKeySource({
-    url: `${sandboxUrl}/public/v1/certificate/public-key`,
-    allowHttp: true,
-    fetchTimeoutMs: 5000,
-    // No throttle: a forgery is checked against a fresh key at once (401, not 503).
-    refreshCooldownMs: 0,
-    retryIntervalMs: 0,
-    now: Date.now,
-    logger: createLogger('silent'),
-  });
-  const server: Server = buildTestApp({ db, keys, secrets: [SUBSCRIPTION_SECRET] }).app.listen(
-    port,
-    '127.0.0.1',
-  );
-  await new Promise((resolve) => server.once('listening', resolve));
-  const address = server.address();
-  return {
-    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`,
-    close: async () => {
-      keys.stop();
-      await closeServer(server);
-    },
-  };
+  return startReceiver(db, `${sandboxUrl}${PUBLIC_KEY_PATH}`, [SUBSCRIPTION_SECRET], port);
 }
 
 /**

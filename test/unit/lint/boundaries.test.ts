@@ -143,8 +143,8 @@ describe('the folder-cycle check', () => {
     const result = await cruiseBoundaries(
       tree({
         'tools/a/index.ts': "import './child/one.ts';",
-        'tools/a/shared.ts': '',
-        'tools/a/child/one.ts': "import '../shared.ts';",
+        'tools/a/base.ts': '',
+        'tools/a/child/one.ts': "import '../base.ts';",
       }),
       ['tools'],
     );

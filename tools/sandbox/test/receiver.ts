@@ -31,16 +31,22 @@ export interface TestReceiver {
   close(): Promise<void>;
 }
 
-/** The receiver on a real socket (127.0.0.1, any port). */
+/** The receiver on a real socket (127.0.0.1; port 0: any). */
 export async function serveReceiver(
   db: TestAppOptions['db'],
   keys: SigningKeySource,
   secrets: string[],
+  port = 0,
 ): Promise<TestReceiver> {
-  const server = buildTestApp({ db, keys, secrets }).app.listen(0, '127.0.0.1');
+  const server = buildTestApp({ db, keys, secrets }).app.listen(port, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, port, server, close: () => closeServer(server) };
+  const bound = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${bound}`,
+    port: bound,
+    server,
+    close: () => closeServer(server),
+  };
 }
 
 /** Both: a receiver trusting `keyUrl`; close() also stops its key source. */
@@ -48,9 +54,10 @@ export async function startReceiver(
   db: TestAppOptions['db'],
   keyUrl: string,
   secrets: string[],
+  port = 0,
 ): Promise<TestReceiver & { keys: SigningKeySource }> {
   const keys = fetchedKeys(keyUrl);
-  const receiver = await serveReceiver(db, keys, secrets);
+  const receiver = await serveReceiver(db, keys, secrets, port);
   return {
     ...receiver,
     keys,
