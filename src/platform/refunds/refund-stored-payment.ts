@@ -132,7 +132,7 @@ async function reserveAndSend(
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;
     if (neverSent(error)) {
-      if (!resumed) await dropUnsentRefund(deps.db, refund.unique_reference);
+      if (!resumed) await dropUnsentRefund(deps.db, refund.caller_reference);
       throw error;
     }
     const unknown = error.outcomeUnknown;
