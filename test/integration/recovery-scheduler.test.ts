@@ -26,6 +26,7 @@ const summary = (ok = true): RecoverySummary => ({
     inProgress: 0,
     waiting: 0,
     resent: 2,
+    retried: 0,
     failed: ok ? 0 : 1,
     unreadable: 0,
     duplicates: 0,

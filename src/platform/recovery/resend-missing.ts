@@ -8,6 +8,7 @@ import {
 } from '../client/responses/subscriptions.ts';
 import type { AttemptHistory, AttemptsRepository } from './attempts-repository.ts';
 import { LeaseLostError, type Lease } from './lease.ts';
+import { decideResend } from './resend-decision.ts';
 import { readReportInPages, type ReportReading, type RunContext } from './report-reading.ts';
 import type { RowProblem } from './row-problems.ts';
 
@@ -16,7 +17,8 @@ import type { RowProblem } from './row-problems.ts';
  * on (`Error`) or reports as `Sent` while we hold no such Webhookid (and have not quarantined
  * it) is asked for again. The receiver deduplicates on Webhookid, so resending something that
  * arrives meanwhile is harmless. Each notification is resent at most `maxAttempts` times, at
- * least `spacingMs` apart, so recovery never loops on one; past the limit it counts as failed.
+ * least `spacingMs` apart unless the last resend is known to have failed (resend-decision.ts),
+ * so recovery never loops on one; past the limit it counts as failed.
  *
  * Row by row: a row recovery cannot act on (see usableNotification) is recorded in
  * `recovery_row_problems` and skipped; the rest of the page and the run go on. A Webhookid listed
@@ -47,6 +49,11 @@ export interface NotificationTally {
   /** Resent recently (or the run's resend budget is spent); asked again on a later run. */
   waiting: number;
   resent: number;
+  /**
+   * Of `resent`: asked again before the spacing because the last resend failed (its call, or
+   * the delivery it brought, as the report shows): see resend-decision.ts.
+   */
+  retried: number;
   /** Not recovered: the resend refused, or the resend limit reached. */
   failed: number;
   /** Rows that could not be read (recorded in recovery_row_problems). */
@@ -62,6 +69,7 @@ export const emptyTally = (): NotificationTally => ({
   inProgress: 0,
   waiting: 0,
   resent: 0,
+  retried: 0,
   failed: 0,
   unreadable: 0,
   duplicates: 0,
@@ -166,15 +174,20 @@ async function resendOne(
 ): Promise<void> {
   const now = deps.now();
   const fields = { webhookId: target.id, event: target.notification.eventName, day: target.day };
-  if (history && history.attempts >= deps.policy.maxAttempts) {
+  const reported = {
+    retryCount: target.notification.retryCount,
+    lastRetryDateTime: target.notification.lastRetryDateTime,
+  };
+  const decision = decideResend(history, reported, deps.policy, now);
+  if (decision.action === 'give-up') {
     tally.failed += 1;
     deps.logger.error(
-      { ...fields, attempts: history.attempts },
+      { ...fields, attempts: history?.attempts },
       'notification NOT recovered: resend limit reached',
     );
     return;
   }
-  if (history && now.getTime() - history.lastAttemptAt.getTime() < deps.policy.spacingMs) {
+  if (decision.action === 'wait') {
     tally.waiting += 1;
     return;
   }
@@ -190,6 +203,8 @@ async function resendOne(
       reportDay: target.day,
       reason: target.reason,
       attemptedAt: now,
+      reportRetryCount: reported.retryCount,
+      reportLastRetry: reported.lastRetryDateTime,
     },
     deps.lease,
   );
@@ -222,5 +237,9 @@ async function resendOne(
     description: answer.envelope.statusDescription,
   });
   tally.resent += 1;
-  deps.logger.info({ ...fields, reason: target.reason }, 'notification resend requested');
+  if (decision.why === 'call-failed' || decision.why === 'delivery-failed') tally.retried += 1;
+  deps.logger.info(
+    { ...fields, reason: target.reason, why: decision.why },
+    'notification resend requested',
+  );
 }
