@@ -128,4 +128,25 @@ describe('scheduled recovery across instances (the recovery lease)', () => {
     expect(runs).toBe(after);
     expect(most).toBe(1);
   });
+
+  it('when the service starts, then no recovery runs in the first interval (the database may still be settling), and one runs after it', async () => {
+    const ranAt: number[] = [];
+    const intervalMs = 400;
+    const { scheduler } = instance(() => {
+      ranAt.push(Date.now());
+      return Promise.resolve(summary());
+    }, intervalMs);
+    const startedAt = Date.now();
+    scheduler.start();
+    try {
+      await new Promise((r) => setTimeout(r, intervalMs - 100));
+      expect(ranAt).toEqual([]);
+      const deadline = Date.now() + 10_000;
+      while (ranAt.length === 0 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(ranAt[0]! - startedAt).toBeGreaterThanOrEqual(intervalMs);
+    } finally {
+      await scheduler.stop();
+    }
+  });
 });
