@@ -25,6 +25,7 @@ const summary = (ok = true): RecoverySummary => ({
     quarantined: 0,
     inProgress: 0,
     waiting: 0,
+    overBudget: 0,
     resent: 2,
     retried: 0,
     failed: ok ? 0 : 1,
@@ -104,6 +105,19 @@ describe('scheduled recovery across instances (the recovery lease)', () => {
     // A crashed run released the lease too.
     crash = false;
     expect(await instance(() => Promise.resolve(summary())).scheduler.tick()).toBe('ran');
+  });
+
+  it('when a run leaves notifications for the next one because its resend budget ran out, then it is counted as waiting_on_budget, not ok and not failed', async () => {
+    const overBudget = summary(true);
+    overBudget.notifications.overBudget = 7;
+    overBudget.ok = false;
+    const { scheduler, registry } = instance(() => Promise.resolve(overBudget));
+    expect(await scheduler.tick()).toBe('ran');
+    const text = await registry.metrics();
+    expect(text).toContain('recovery_runs_total{result="waiting_on_budget"} 1');
+    expect(text).toContain('recovery_runs_total{result="failed"} 0');
+    expect(text).toContain('recovery_runs_total{result="ok"} 0');
+    expect(text).toContain('recovery_last_success_timestamp_seconds 0');
   });
 
   it('when started, then it runs on its interval until stopped, never two runs at once', async () => {

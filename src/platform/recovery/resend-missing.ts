@@ -24,7 +24,9 @@ import type { RowProblem } from './row-problems.ts';
  * `recovery_row_problems` and skipped; the rest of the page and the run go on. A Webhookid listed
  * more than once (on one page, across pages or on both days) is considered once per run, so the
  * limit and the spacing hold within a run as across runs. Each resend is recorded before it is
- * sent, and only while the run holds its lease.
+ * sent, and only while the run holds its lease. Once the run's resend budget is spent, the rows
+ * still to be resent are left for the next run: the reading stops on that page and the saved
+ * position does not pass it (report-reading.ts).
  */
 export interface ResendPolicy {
   maxAttempts: number;
@@ -46,8 +48,13 @@ export interface NotificationTally {
   quarantined: number;
   /** Neither Sent nor Error yet: the platform is still delivering it. */
   inProgress: number;
-  /** Resent recently (or the run's resend budget is spent); asked again on a later run. */
+  /** Resent recently; asked again on a later run. */
   waiting: number;
+  /**
+   * To be resent, but the run's resend budget (`maxResendsPerRun`) was spent: the run stops on
+   * that page and the next run reads it again. Only the rows of pages read are counted.
+   */
+  overBudget: number;
   resent: number;
   /**
    * Of `resent`: asked again before the spacing because the last resend failed (its call, or
@@ -68,6 +75,7 @@ export const emptyTally = (): NotificationTally => ({
   quarantined: 0,
   inProgress: 0,
   waiting: 0,
+  overBudget: 0,
   resent: 0,
   retried: 0,
   failed: 0,
@@ -100,8 +108,9 @@ export async function resendMissing(
     reading,
     (range) => deliveryReportPages(deps.client, day, range),
     async (page) => {
-      await resendPage(deps, day, page, tally);
-      return `${tally.resent} resent, ${tally.failed} failed, ${tally.unreadable} unreadable so far`;
+      const left = await resendPage(deps, day, page, tally);
+      const say = `${tally.resent} resent, ${tally.failed} failed, ${tally.unreadable} unreadable so far`;
+      return left ? { say: `${say}, ${left} left for a later run`, rowsLeftForLater: true } : say;
     },
   );
 }
@@ -111,12 +120,13 @@ interface Candidate {
   notification: ReportedNotification;
 }
 
+/** Acts on one page; answers how many of its rows were left for a later run (budget spent). */
 async function resendPage(
   deps: ResendDeps,
   day: string,
   page: ReportPage<{ notifications: ReportedNotification[] }>,
   tally: NotificationTally,
-): Promise<void> {
+): Promise<number> {
   const problems: RowProblem[] = [];
   const candidates: Candidate[] = [];
   page.content.notifications.forEach((notification, index) => {
@@ -145,15 +155,25 @@ async function resendPage(
     deps.attempts.quarantinedWebhookIds(ids),
     deps.attempts.history(ids),
   ]);
+  let left = 0;
   for (const { id, notification } of candidates) {
     if (stored.has(id)) tally.alreadyStored += 1;
     else if (quarantined.has(id)) tally.quarantined += 1;
     else {
       const reason = reasonToResend(notification);
       if (reason === undefined) tally.inProgress += 1;
-      else await resendOne(deps, { day, id, reason, notification }, history.get(id), tally);
+      else {
+        const done = await resendOne(
+          deps,
+          { day, id, reason, notification },
+          history.get(id),
+          tally,
+        );
+        if (done === 'over-budget') left += 1;
+      }
     }
   }
+  return left;
 }
 
 function reasonToResend(n: ReportedNotification): 'error' | 'missing' | undefined {
@@ -171,7 +191,7 @@ async function resendOne(
   },
   history: AttemptHistory | undefined,
   tally: NotificationTally,
-): Promise<void> {
+): Promise<'over-budget' | undefined> {
   const now = deps.now();
   const fields = { webhookId: target.id, event: target.notification.eventName, day: target.day };
   const reported = {
@@ -185,15 +205,15 @@ async function resendOne(
       { ...fields, attempts: history?.attempts },
       'notification NOT recovered: resend limit reached',
     );
-    return;
+    return undefined;
   }
   if (decision.action === 'wait') {
     tally.waiting += 1;
-    return;
+    return undefined;
   }
   if (deps.asked.count >= deps.policy.maxResendsPerRun) {
-    tally.waiting += 1;
-    return;
+    tally.overBudget += 1;
+    return 'over-budget';
   }
   if (deps.lease?.lost) throw new LeaseLostError(deps.lease);
   const attemptId = await deps.attempts.begin(
@@ -228,7 +248,7 @@ async function resendOne(
     tally.failed += 1;
     if (!known) throw error;
     deps.logger.error({ ...fields, error: known.toJSON() }, 'notification resend failed');
-    return;
+    return undefined;
   }
   await deps.attempts.finish(attemptId, {
     outcome: 'resent',
@@ -242,4 +262,5 @@ async function resendOne(
     { ...fields, reason: target.reason, why: decision.why },
     'notification resend requested',
   );
+  return undefined;
 }
