@@ -89,6 +89,30 @@ async function skipped(webhookIds: string[]): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
+async function recoverCli(sandbox: TestSandbox, argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runRecoverCli({
+    argv,
+    env: {
+      DATABASE_URL: database.url,
+      PROVIDER_BASE_URL: sandbox.url,
+      PROVIDER_AUTH_URL: sandbox.url,
+      PROVIDER_API_KEY: CREDENTIALS.apiKey,
+      SIGNING_KEY_ALLOW_HTTP: 'true',
+      LOG_LEVEL: 'silent',
+    },
+    out: (text) => out.push(text),
+    err: (text) => err.push(text),
+    projectDir: process.cwd(),
+  }).catch((error: unknown) => {
+    const failure = failureOf(error, 'recovery failed');
+    err.push(failure.text);
+    return failure.code;
+  });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
 const missing = async () => N - (await database.count('webhook_deliveries'));
 
 describe('the resend budget (issue 24 item 6)', () => {
@@ -129,39 +153,35 @@ describe('the resend budget (issue 24 item 6)', () => {
   it('when `recover --max-resends R` spends its budget, then it exits 1, says what is left for the next run, and the JSON says ok: false', async () => {
     const { sandbox, receiver } = await paymentsGivenUp();
     try {
-      const out: string[] = [];
-      const err: string[] = [];
-      const code = await runRecoverCli({
-        argv: ['--skip-payto', '--max-resends', '5'],
-        env: {
-          DATABASE_URL: database.url,
-          PROVIDER_BASE_URL: sandbox.url,
-          PROVIDER_AUTH_URL: sandbox.url,
-          PROVIDER_API_KEY: CREDENTIALS.apiKey,
-          SIGNING_KEY_ALLOW_HTTP: 'true',
-          LOG_LEVEL: 'silent',
-        },
-        out: (text) => out.push(text),
-        err: (text) => err.push(text),
-        projectDir: process.cwd(),
-      }).catch((error: unknown) => {
-        const failure = failureOf(error, 'recovery failed');
-        err.push(failure.text);
-        return failure.code;
-      });
-      expect(code, err.join('\n')).toBe(1);
-      const summary = JSON.parse(out.join('\n')) as {
+      const { code, out, err } = await recoverCli(sandbox, ['--skip-payto', '--max-resends', '5']);
+      expect(code, err).toBe(1);
+      const summary = JSON.parse(out) as {
         ok: boolean;
         notifications: { resent: number; overBudget: number };
       };
       expect(summary.ok).toBe(false);
       expect(summary.notifications).toMatchObject({ resent: 5, overBudget: N - 5 });
-      expect(err.join('\n')).toContain(
+      expect(err).toContain(
         `${N - 5} to resend left for the next run: the resend budget is spent (--max-resends)`,
       );
-      expect(err.join('\n')).toMatch(
+      expect(err).toMatch(
         /stopped where the resend budget ran out; the next run goes on from page 1/,
       );
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('when --max-resends is not a whole number from 1, then it exits 2 with the usage; --help names it', async () => {
+    const { sandbox, receiver } = await paymentsGivenUp();
+    try {
+      const bad = await recoverCli(sandbox, ['--max-resends', '0']);
+      expect(bad.code).toBe(2);
+      expect(bad.err).toMatch(/^--max-resends must be a whole number from 1 to 1000000 \(got 0\)/);
+      const help = await recoverCli(sandbox, ['--help']);
+      expect(help.code).toBe(0);
+      expect(help.out).toContain('--max-resends R');
+      expect(await database.count('recovery_attempts')).toBe(0);
     } finally {
       await receiver.close();
     }
