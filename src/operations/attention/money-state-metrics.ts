@@ -57,6 +57,11 @@ export function registerMoneyStateMetrics(options: MoneyStateMetricsOptions): vo
     help: 'Reads of the money-state gauges from the database at scrape time: ok, or failed (the gauges are absent from that scrape).',
     labelNames: ['result'],
     registers: [registry],
+    // A scrape collects every metric at once: waiting for the read here makes the count it
+    // serves include the read behind the gauges beside it.
+    async collect() {
+      await current();
+    },
   });
   for (const result of ['ok', 'failed']) reads.inc({ result }, 0);
 
