@@ -7,7 +7,7 @@ import { ConfigError, loadConfig, type Config } from '../lib/config.ts';
 import { metricsRouter } from '../receiver/index.ts';
 import { projectDir } from '../lib/project-dir.ts';
 import { startScheduledRecovery } from '../platform/index.ts';
-import { startScheduledPrune } from '../operations/index.ts';
+import { registerMoneyStateMetrics, startScheduledPrune } from '../operations/index.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { createLogStream, type LogStream } from '../lib/log-stream.ts';
 import { createMetrics, type Metrics } from '../receiver/index.ts';
@@ -71,6 +71,9 @@ async function serve(
   if (config.migrateOnStart) await migrateToLatest(database.db, logger);
   else await assertMigrated(database.db);
   const metrics = createMetrics({ pool: database.pool, log: logStream });
+  // Money waiting for an operator (quarantine, conflicts, refunds in doubt, PayTo receipts):
+  // read from the database when /metrics is scraped, at most once per 5 s.
+  registerMoneyStateMetrics({ db: database.db, registry: metrics.registry, logger });
   const keys = createKeySource(config, pinnedKey, logger, metrics);
   await keys.start();
 
