@@ -42,7 +42,10 @@ export function refundStatusEvidence(
     return { kind: 'no-evidence', reason: 'the answer does not name this uniqueReference' };
   }
   if (found.transactionType !== undefined && !/refund/i.test(found.transactionType)) {
-    return { kind: 'no-evidence', reason: `the record is a ${found.transactionType}, not a refund` };
+    return {
+      kind: 'no-evidence',
+      reason: `the record is a ${found.transactionType}, not a refund`,
+    };
   }
   const word = found.transactionStatus?.trim() ?? '';
   if (MADE.test(word)) {
