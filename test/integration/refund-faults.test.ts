@@ -86,10 +86,24 @@ const outcome = (promise: Promise<unknown>) =>
   promise.then(
     () => 'succeeded',
     (error: unknown) =>
-      error instanceof ProviderError
-        ? ((error as ProviderError & { refund?: { state: string } }).refund?.state ?? error.kind)
+      error instanceof ProviderError || (error as Error).name === 'RefundInDoubtError'
+        ? ((error as Error & { refund?: { state: string } }).refund?.state ??
+          (error as ProviderError).kind)
         : String(error),
   );
+
+const STATUS_PATH = '/financial/v2/status/';
+
+/**
+ * The platform's status look-up answers "not found" for every reference, as one that does not
+ * cover refunds would: no evidence either way, so a refund in doubt stays in doubt.
+ */
+async function lookUpFindsNothing(sandbox: TestSandbox) {
+  const answer = await sandbox.call('POST', '/sandbox/faults', {
+    body: { kind: 'endpoint-error', count: 100, status: 404, path: STATUS_PATH },
+  });
+  expect(answer.status, answer.text).toBe(200);
+}
 
 /** The fault table: what strikes after the refund was made, and what the first run records. */
 const FAULTS: { name: string; faults: Fault[]; first: 'succeeded' | 'unknown' }[] = [
@@ -140,6 +154,7 @@ for (const dialect of ['interface', 'public'] as const) {
       it(`when ${name}, then the first run records ${first}, the re-run never pays twice, and the sandbox's total equals the ledger's`, async () => {
         const { sandbox, transactionId } = await storedPayment(dialect);
         lastTransactionId = transactionId;
+        await lookUpFindsNothing(sandbox);
         await arm(sandbox, faults);
         const refund = refunder(sandbox, { timeoutMs: 500 });
         expect(await outcome(refund('return-1'))).toBe(first);

@@ -66,6 +66,8 @@ export interface RefundDeps {
   client: ProviderClient;
   logger: Logger;
   now: () => Date;
+  /** The sender lock (default refund-sender-lock.ts); a test stands in a lost one. */
+  lock?: typeof tryLockRefund;
 }
 
 export interface RefundResult {
@@ -84,7 +86,7 @@ export async function refundStoredPayment(
   input: RefundStoredPaymentInput,
 ): Promise<RefundResult> {
   checkCallerReference(input.callerReference);
-  const lock = await tryLockRefund(deps.db, input.callerReference);
+  const lock = await (deps.lock ?? tryLockRefund)(deps.db, input.callerReference);
   if (!lock) {
     refuse(
       'callerReference',
