@@ -41,9 +41,9 @@ interface Fault {
   status?: number;
 }
 
-async function storedPayment(dialect: 'interface' | 'public') {
+async function storedPayment(dialect: 'interface' | 'public', amount = '40.00') {
   const sandbox = await startTestSandbox({ dialect });
-  const { transactionId } = await paymentStoredThroughSandbox(database.db, sandbox);
+  const { transactionId } = await paymentStoredThroughSandbox(database.db, sandbox, { amount });
   await sandbox.call('POST', '/sandbox/clock', { body: { seconds: LATER_MS / 1000 } });
   return { sandbox, transactionId };
 }
@@ -380,7 +380,7 @@ for (const dialect of ['interface', 'public'] as const) {
   describe(`a refund in doubt whose resume is refused, against a platform strict to the ${dialect === 'interface' ? 'interface document' : 'public reference'}`, () => {
     for (const refusal of RESUME_REFUSALS) {
       it(`when the resume meets ${refusal.name}, then the refund stays in doubt with its amount held, a new reference finds nothing left, and the re-run settles it: the sandbox pays 40.00 once`, async () => {
-        const { sandbox, transactionId } = await storedPayment(dialect);
+        const { sandbox, transactionId } = await storedPayment(dialect, '80.00');
         lastTransactionId = transactionId;
         await lookUpFindsNothing(sandbox);
         await arm(sandbox, MADE_THEN_500);
@@ -393,31 +393,39 @@ for (const dialect of ['interface', 'public'] as const) {
         await sandbox.call('DELETE', '/sandbox/faults');
         await lookUpFindsNothing(sandbox);
         const afterResume = await ledger(transactionId);
-        const allThatIsLeft = await outcome(refund('return-2', null));
+        // Run 3: a new reference for the same amount, then one more for all that is left.
+        const sameAmount = await outcome(refund('return-2', '40.00'));
         const paid = await platformRefunded(sandbox, transactionId);
         const afterNew = await ledger(transactionId);
+        const allThatIsLeft = await outcome(refund('return-3', null));
+        const paidAfterAll = await platformRefunded(sandbox, transactionId);
         FIGURES.push({
           dialect,
           row: `resume refused: ${refusal.name}`,
           run2: resumed,
-          run3: allThatIsLeft,
+          'run3 (new ref, 40.00)': sameAmount,
           sandboxPaid: paid,
           ledgerRefunded: afterNew.refunded,
           ledgerHeld: afterNew.reserved,
+          'run3b (new ref, all that is left)': allThatIsLeft,
+          sandboxPaidAfter3b: paidAfterAll,
         });
         expect(resumed).toBe('unknown');
         expect(afterResume).toEqual({ refunded: '0.00', reserved: '40.00', rows: '1' });
+        expect(sameAmount).toBe('succeeded');
+        expect(paid).toBe('80.00');
+        expect(afterNew).toEqual({ refunded: '40.00', reserved: '40.00', rows: '2' });
         expect(allThatIsLeft).toBe('invalid-request');
-        expect(paid).toBe('40.00');
+        expect(paidAfterAll).toBe('80.00');
 
         await sandbox.call('DELETE', '/sandbox/faults');
         const again = await refund('return-1');
         expect(again).toMatchObject({ resumed: true, refund: { state: 'succeeded' } });
-        expect(await platformRefunded(sandbox, transactionId)).toBe('40.00');
+        expect(await platformRefunded(sandbox, transactionId)).toBe('80.00');
         expect(await ledger(transactionId)).toEqual({
-          refunded: '40.00',
+          refunded: '80.00',
           reserved: '0.00',
-          rows: '1',
+          rows: '2',
         });
         // Every HTTP request counted: run 1's, run 2's, and run 4's one.
         expect(again.refund.attempts).toBe(firstRunAttempts(dialect) + refusal.attempts + 1);
@@ -425,14 +433,22 @@ for (const dialect of ['interface', 'public'] as const) {
     }
 
     it('when the run is killed between the call and the record and the resume meets 429 on every attempt, then the CLI says the refund is still in doubt (exit 1), a new reference finds nothing left, and the re-run settles it', async () => {
-      const { sandbox, transactionId } = await storedPayment(dialect);
+      const { sandbox, transactionId } = await storedPayment(dialect, '80.00');
       await database.query(
         `UPDATE npp_payments SET received_at = received_at - interval '301 seconds'`,
       );
       await lookUpFindsNothing(sandbox);
       await arm(sandbox, [{ kind: 'after-action', count: 1, answer: 'hang' }]);
       const env = cliEnvironment(sandbox);
-      const args = ['refund', '--transaction-id', transactionId, '--caller-reference', 'return-5'];
+      const refundArgs = (reference: string, amount?: string) => [
+        'refund',
+        '--transaction-id',
+        transactionId,
+        '--caller-reference',
+        reference,
+        ...(amount === undefined ? [] : ['--amount', amount]),
+      ];
+      const args = refundArgs('return-5', '40.00');
       const dying = runMain('provider', { ...env, PROVIDER_TIMEOUT_MS: '60000' }, { args });
       await expect
         .poll(() => platformRefunded(sandbox, transactionId), { timeout: 15_000 })
@@ -450,38 +466,43 @@ for (const dialect of ['interface', 'public'] as const) {
       const resumed = await cli(args, env);
       await sandbox.call('DELETE', '/sandbox/faults');
       await lookUpFindsNothing(sandbox);
-      const allThatIsLeft = await cli(
-        ['refund', '--transaction-id', transactionId, '--caller-reference', 'return-6'],
-        env,
-      );
+      const afterResume = await ledger(transactionId);
+      const sameAmount = await cli(refundArgs('return-6', '40.00'), env);
       const paid = await platformRefunded(sandbox, transactionId);
       const afterNew = await ledger(transactionId);
+      const allThatIsLeft = await cli(refundArgs('return-7'), env);
+      const paidAfterAll = await platformRefunded(sandbox, transactionId);
       FIGURES.push({
         dialect,
         row: 'killed between the call and the record, then 429 on every attempt of the resume',
         run2: `exit ${resumed.code}`,
-        run3: `exit ${allThatIsLeft.code}`,
+        'run3 (new ref, 40.00)': `exit ${sameAmount.code}`,
         sandboxPaid: paid,
         ledgerRefunded: afterNew.refunded,
         ledgerHeld: afterNew.reserved,
+        'run3b (new ref, all that is left)': `exit ${allThatIsLeft.code}`,
+        sandboxPaidAfter3b: paidAfterAll,
       });
       expect(resumed.code, resumed.err).toBe(1);
       expect(resumed.err).toContain('is still in doubt');
       expect(resumed.err).toContain('"inDoubt": true');
+      expect(afterResume).toEqual({ refunded: '0.00', reserved: '40.00', rows: '1' });
+      expect(sameAmount.code, sameAmount.err).toBe(0);
+      expect(paid).toBe('80.00');
+      expect(afterNew).toEqual({ refunded: '40.00', reserved: '40.00', rows: '2' });
       expect(allThatIsLeft.code, allThatIsLeft.err).toBe(2);
-      expect(allThatIsLeft.err).toContain('nothing of 40.00 is left to refund');
-      expect(paid).toBe('40.00');
-      expect(afterNew).toEqual({ refunded: '0.00', reserved: '40.00', rows: '1' });
+      expect(allThatIsLeft.err).toContain('nothing of 80.00 is left to refund');
+      expect(paidAfterAll).toBe('80.00');
 
       await sandbox.call('DELETE', '/sandbox/faults');
       const again = await cli(args, env);
       expect(again.code, again.err).toBe(0);
       expect(again.out).toContain('"resumed": true');
-      expect(await platformRefunded(sandbox, transactionId)).toBe('40.00');
+      expect(await platformRefunded(sandbox, transactionId)).toBe('80.00');
       expect(await ledger(transactionId)).toEqual({
-        refunded: '40.00',
+        refunded: '80.00',
         reserved: '0.00',
-        rows: '1',
+        rows: '2',
       });
     });
 
