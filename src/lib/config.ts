@@ -249,7 +249,7 @@ const envSchema = z.object({
     doc: '`auto`: interface document first, the public reference once after a refusal that proves nothing was done; `interface` or `public`: pinned, no fallback',
   }),
   RECOVERY_INTERVAL_MS: integer(0, 86_400_000).default(300_000).register(described, {
-    doc: 'scheduled recovery, least time between runs; `0`: off (always off without `PROVIDER_API_KEY`)',
+    doc: 'scheduled recovery, least time between runs (the first one interval after start); `0`: off (always off without `PROVIDER_API_KEY`)',
   }),
   RETENTION_RAW_DAYS: integer(0, 36_500).default(90).register(described, {
     doc: "days a delivery's raw request (`raw_body`, `headers`, `payload`: payer details) is kept, and a handled quarantine row's body after handling; never while one of its feed events is not handed on or it is part of an open conflict; `0`: for ever ([docs/retention.md](docs/retention.md))",
