@@ -10,6 +10,7 @@ import {
   lastAnsweredDialect,
   lockPayment,
   countAttempts,
+  IN_DOUBT,
   recordGuarded,
   recordSuccess,
   refundByCallerReference,
@@ -149,6 +150,8 @@ async function reserveAndSend(
         dialect: error.dialect,
       })) ?? (await overtaken(deps, refund, error));
     if (row.state === 'succeeded') return { resumed, replayed: false, refund: row };
+    // Another run (after a lost lock) left it in doubt: this refusal does not settle that.
+    if (IN_DOUBT.includes(row.state)) throw new RefundInDoubtError(row, error);
     throw Object.assign(error, { refund: row });
   }
   deps.logger.info({ ...log, refundTransactionId: answer.transactionId }, 'refund succeeded');
