@@ -110,6 +110,10 @@ export interface RefundsTable {
   http_status: number | null;
   provider_status: string | null;
   status_description: string | null;
+  /** Who settled a refund in doubt by hand, when, on what evidence (migration 2026-11-28). */
+  resolved_by: ColumnType<string | null, string | null | undefined, string | null>;
+  resolved_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  resolution_evidence: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ProviderTables {
