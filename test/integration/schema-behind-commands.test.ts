@@ -154,6 +154,27 @@ describe('a database one migration behind the release', () => {
           ),
       ],
       [
+        'provider refund-resolve',
+        (url) =>
+          runMain(
+            'provider',
+            { ...env, DATABASE_URL: url },
+            {
+              args: [
+                'refund-resolve',
+                '--caller-reference',
+                'order-1',
+                '--outcome',
+                'not-paid',
+                '--by',
+                'ops',
+                '--evidence',
+                'ticket 1',
+              ],
+            },
+          ),
+      ],
+      [
         'export-quarantine',
         (url) =>
           runScript(
