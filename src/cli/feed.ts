@@ -10,9 +10,7 @@ export async function run(io: OperatorIo): Promise<number> {
     io.out(FEED_HELP.trimEnd());
     return command === undefined ? EXIT_USAGE : EXIT_OK;
   }
-  return withOperatorDatabase(
-    io,
-    ({ database }) => runFeedCommand(database.db, io.argv, io.out, io.err),
-    { migrate: true },
+  return withOperatorDatabase(io, ({ database }) =>
+    runFeedCommand(database.db, io.argv, io.out, io.err),
   );
 }

@@ -2,7 +2,7 @@
  * The one command line: `main.ts <command> [options]` (`node dist/src/cli/main.js` in the image).
  * Every npm script (start, migrate, provider, recover, feed, quarantine, prune) comes through
  * here. A command's module is loaded only when it is asked for: `migrate` never loads Express.
- * Exit codes, for every command alike: src/lib/exit-codes.ts (0 done, 1 a failure at run time,
+ * Exit codes, for every command alike: src/cli/exit-codes.ts (0 done, 1 a failure at run time,
  * 2 bad usage or configuration).
  */
 import { EXIT_OK, failureOf } from './exit-codes.ts';

@@ -14,14 +14,11 @@ export async function run(io: OperatorIo): Promise<number> {
     io.out(QUARANTINE_HELP);
     return command === undefined ? EXIT_USAGE : EXIT_OK;
   }
-  return withOperatorDatabase(
-    io,
-    ({ database }) =>
-      runQuarantineCommand(database.db, io.argv, {
-        out: io.out,
-        err: io.err,
-        now: () => new Date(),
-      }),
-    { migrate: true },
+  return withOperatorDatabase(io, ({ database }) =>
+    runQuarantineCommand(database.db, io.argv, {
+      out: io.out,
+      err: io.err,
+      now: () => new Date(),
+    }),
   );
 }

@@ -7,7 +7,7 @@ import { ConfigError, loadConfig, type Config } from '../lib/config.ts';
 import { metricsRouter } from '../receiver/index.ts';
 import { projectDir } from '../lib/project-dir.ts';
 import { startScheduledRecovery } from '../platform/index.ts';
-import { startScheduledPrune } from '../operations/index.ts';
+import { registerMoneyStateMetrics, startScheduledPrune } from '../operations/index.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { createLogStream, type LogStream } from '../lib/log-stream.ts';
 import { createMetrics, type Metrics } from '../receiver/index.ts';
@@ -31,7 +31,7 @@ const EXIT_FLUSH_MS = 1000;
 /**
  * `main.ts serve`: the receiver. Answers 'serving' once it listens; from then on SIGTERM or SIGINT
  * drains and stops it, and the shutdown exits the process. A start that fails throws (exit
- * codes: src/lib/exit-codes.ts), once the log lines written so far have had their moment.
+ * codes: src/cli/exit-codes.ts), once the log lines written so far have had their moment.
  */
 export async function run(
   io: Pick<OperatorIo, 'argv' | 'env' | 'out'>,
@@ -69,8 +69,14 @@ async function serve(
   const pinnedKey = await loadPinnedKey(config);
   const database = await openDatabase(config, logger, projectDir());
   if (config.migrateOnStart) await migrateToLatest(database.db, logger);
-  else await assertMigrated(database.db);
+  else
+    await assertMigrated(database.db, undefined, {
+      orElse: ', or start with MIGRATE_ON_START=true',
+    });
   const metrics = createMetrics({ pool: database.pool, log: logStream });
+  // Money waiting for an operator (quarantine, conflicts, refunds in doubt, PayTo receipts):
+  // read from the database when /metrics is scraped, at most once per 5 s.
+  registerMoneyStateMetrics({ db: database.db, registry: metrics.registry, logger });
   const keys = createKeySource(config, pinnedKey, logger, metrics);
   await keys.start();
 

@@ -1,13 +1,7 @@
 import { readFeedStats } from './feed-metrics.ts';
 import type { Db } from '../lib/database/database.ts';
-import {
-  lastPosition,
-  listDeadLetters,
-  redriveAll,
-  redriveOne,
-  setPaused,
-  startRelayAfter,
-} from './relay-control.ts';
+import { listDeadLetters, redriveAll, redriveOne, setPaused } from './relay-control.ts';
+import { runStartAfter } from './start-after-command.ts';
 
 export const FEED_HELP = `Usage: npm run feed -- <command>
 
@@ -17,10 +11,13 @@ Operates the feed's push relay (docs/feed.md). Uses DATABASE_URL (or the embedde
   dead-letters [-n N] list dead-lettered events (oldest first, at most N, default 50)
   redrive <id>        send a dead letter again (id as listed, or evt_<id>)
   redrive --all       send every dead letter again
-  start-after <position|now>
-                      turning the relay on over a database with history: mark every event
-                      up to that position as sent without a POST (the consumer has them, or
-                      does not want them); later events are relayed as usual
+  start-after <position|now> [--dry-run] [--force]
+                      turning the relay on over a database with history: mark every pending
+                      event up to that position as sent without a POST (the consumer has them,
+                      or does not want them); later events are relayed as usual. Prints what
+                      would be skipped, by type; refused (exit 1, nothing marked) unless the
+                      relay is paused, no event in the range was attempted and none is held
+                      behind a dead letter. --dry-run: the plan only; --force: skip them anyway
   pause [reason]      stop every instance's relay from sending (POSTs in flight finish)
   resume              let the relays send again
   --help              this text
@@ -78,13 +75,9 @@ export async function runFeedCommand(
       return 0;
     }
     case 'start-after': {
-      const given = rest[0] === 'now' ? await lastPosition(db) : rest[0];
-      if (!given || !/^\d{1,18}$/.test(given)) {
-        return usage(err, 'start-after needs a position (digits) or now');
-      }
-      const total = await startRelayAfter(db, given, (done) => out(`marked ${done}…`));
-      out(`marked ${total} event(s) up to position ${given} as sent without relaying them`);
-      return 0;
+      const code = await runStartAfter(db, rest, out, err);
+      if (code === 2) err(FEED_HELP);
+      return code;
     }
     case 'pause':
       await setPaused(db, true, rest.join(' ') || null);

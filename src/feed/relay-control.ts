@@ -101,32 +101,6 @@ export async function setPaused(db: Db, paused: boolean, reason: string | null):
     .execute();
 }
 
-/**
- * Turning the push relay on over a database with history: the consumer already has (or does not
- * want) everything up to `position`, so those pending events are marked sent without a POST
- * (`last_error` says so), in batches each its own commit. Events after it are relayed as usual;
- * dead letters are left for `redrive`. Answers how many were marked.
- */
-export async function startRelayAfter(
-  db: Db,
-  position: string,
-  onProgress: (done: number) => void,
-  batchSize = 1000,
-): Promise<number> {
-  return inBatches(onProgress, async () => {
-    const result = await sql`
-      UPDATE feed_events SET relay_state = 'sent', sent_at = now(), claimed_by = NULL,
-        claimed_until = NULL, next_attempt_at = NULL,
-        last_error = 'not relayed: the relay was started after position ' || ${position}::text
-      WHERE id IN (
-        SELECT id FROM feed_events
-        WHERE relay_state = 'pending' AND position IS NOT NULL AND position <= ${position}::bigint
-        ORDER BY position LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)
-    `.execute(db);
-    return result.numAffectedRows ?? 0n;
-  });
-}
-
 /** The last position numbered so far (0 when none): what `start-after now` means. */
 export async function lastPosition(db: Db): Promise<string> {
   const row = await db

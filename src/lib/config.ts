@@ -68,6 +68,37 @@ function providerWorldProblems(e: {
   ];
 }
 
+/**
+ * The signing key decides whose deliveries are trusted: a key URL on the other platform's host
+ * (the sandbox's key beside PROVIDER_ENV=production, or the reverse) would let a production
+ * receiver accept sandbox-signed deliveries. Checked when the platform was chosen explicitly
+ * (PROVIDER_ENV or PROVIDER_BASE_URL set): a receiver that only sets SIGNING_KEY_URL and leaves
+ * PROVIDER_ENV at its default has chosen its platform by that URL alone.
+ */
+function signingKeyWorldProblems(
+  e: {
+    PROVIDER_ENV: ProviderEnv;
+    PROVIDER_BASE_URL?: string | undefined;
+    SIGNING_KEY_URL?: string | undefined;
+  },
+  given: Record<string, string>,
+): string[] {
+  if (e.SIGNING_KEY_URL === undefined) return [];
+  if (given.PROVIDER_ENV === undefined && given.PROVIDER_BASE_URL === undefined) return [];
+  const platforms = ['sandbox', 'production'];
+  const platformWorld = worldOf(e.PROVIDER_BASE_URL ?? PROVIDER_BASE_URLS[e.PROVIDER_ENV]);
+  const keyWorld = worldOf(e.SIGNING_KEY_URL);
+  if (!platforms.includes(platformWorld) || !platforms.includes(keyWorld)) return [];
+  if (platformWorld === keyWorld) return [];
+  const chosenBy =
+    e.PROVIDER_BASE_URL === undefined
+      ? `PROVIDER_ENV=${e.PROVIDER_ENV}`
+      : `PROVIDER_BASE_URL (set: ${platformWorld}, PROVIDER_ENV=${e.PROVIDER_ENV})`;
+  return [
+    `PROVIDER_ENV, SIGNING_KEY_URL: must point at one platform: ${chosenBy} but SIGNING_KEY_URL is the ${keyWorld} platform's host (${new URL(e.SIGNING_KEY_URL).host}), so deliveries signed by the ${keyWorld} platform would be trusted; unset SIGNING_KEY_URL (it derives from PROVIDER_ENV) or point it at the ${platformWorld} platform`,
+  ];
+}
+
 const MIB = 1024 * 1024;
 
 const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -220,7 +251,7 @@ const envSchema = z.object({
         'A refused sign-in (PROVIDER_API_KEY with PROVIDER_MACCOUNT) is never retried, since the platform locks the account: fix the value and restart.',
     }),
   SIGNING_KEY_URL: httpUrl.optional().register(described, {
-    doc: '`{PROVIDER_BASE_URL}/public/v1/certificate/public-key`; https only',
+    doc: "`{PROVIDER_BASE_URL}/public/v1/certificate/public-key`; https only. On the other platform's host than `PROVIDER_ENV` (or `PROVIDER_BASE_URL`) chose (the sandbox's key with `production`, or the reverse): refused at start",
     defaultText: 'derived from `PROVIDER_ENV`',
     example: `${PROVIDER_BASE_URLS.production}${PUBLIC_KEY_PATH}`,
   }),
@@ -249,7 +280,7 @@ const envSchema = z.object({
     doc: '`auto`: interface document first, the public reference once after a refusal that proves nothing was done; `interface` or `public`: pinned, no fallback',
   }),
   RECOVERY_INTERVAL_MS: integer(0, 86_400_000).default(300_000).register(described, {
-    doc: 'scheduled recovery, least time between runs; `0`: off (always off without `PROVIDER_API_KEY`)',
+    doc: 'scheduled recovery, least time between runs (the first one interval after start); `0`: off (always off without `PROVIDER_API_KEY`)',
   }),
   RETENTION_RAW_DAYS: integer(0, 36_500).default(90).register(described, {
     doc: "days a delivery's raw request (`raw_body`, `headers`, `payload`: payer details) is kept, and a handled quarantine row's body after handling; never while one of its feed events is not handed on or it is part of an open conflict; `0`: for ever ([docs/retention.md](docs/retention.md))",
@@ -543,7 +574,10 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   if (parsed.data?.METRICS_PORT === parsed.data?.PORT && parsed.data?.PORT) {
     problems.push('METRICS_PORT: must differ from PORT (metrics never go on the public listener)');
   }
-  if (parsed.success) problems.push(...providerWorldProblems(parsed.data));
+  if (parsed.success) {
+    problems.push(...providerWorldProblems(parsed.data));
+    problems.push(...signingKeyWorldProblems(parsed.data, withoutBlanks(env)));
+  }
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;
   const baseUrl = e.PROVIDER_BASE_URL ?? PROVIDER_BASE_URLS[e.PROVIDER_ENV];

@@ -41,3 +41,12 @@ export function canonicalAmount(units: bigint): string {
   const fraction = digits.slice(-UNIT_PLACES).replace(/0+$/, '');
   return `${negative ? '-' : ''}${whole}${fraction === '' ? '' : `.${fraction}`}`;
 }
+
+/**
+ * An amount for a person to read in a message: two decimals ("20.00", "0.50"), more only when
+ * cents would round it ("0.0050"): a message never shows money other than it is.
+ */
+export function moneyText(amount: string | bigint): string {
+  const units = typeof amount === 'bigint' ? amount : toUnits(amount);
+  return fromUnits(units, 2) ?? fromUnits(units, UNIT_PLACES) ?? String(units);
+}

@@ -2,8 +2,8 @@ import type { Logger } from './logger.ts';
 
 /**
  * A job every instance of the service runs on a schedule but only one at a time (a lease: the
- * others skip that tick): every `intervalMs`, the first tick after a random part of it, so that
- * instances started together do not all try at once. A run that throws is logged and counted;
+ * others skip that tick): every `intervalMs`, the first tick after a random part of it (plus
+ * `holdOffMs`, if given), so that instances started together do not all try at once. A run that throws is logged and counted;
  * the schedule goes on. Used by the scheduled recovery and the scheduled prune.
  */
 export interface ScheduledRuns {
@@ -27,6 +27,12 @@ export interface ScheduledRunsOptions<T> {
   };
   random?: () => number;
   now?: () => Date;
+  /**
+   * No run sooner than this after `start` (default 0): the first tick comes `holdOffMs` plus the
+   * random part of the interval after it. For a job that should not act while the service (and
+   * the database it just came back with) is settling after a restart.
+   */
+  holdOffMs?: number;
   /** Each finished run, after its metrics. */
   onRun?: (result: T) => void;
 }
@@ -70,7 +76,8 @@ export function scheduleRuns<T>(options: ScheduledRunsOptions<T>): ScheduledRuns
 
   return {
     start() {
-      schedule(Math.round((options.random ?? Math.random)() * options.intervalMs));
+      const jitter = Math.round((options.random ?? Math.random)() * options.intervalMs);
+      schedule((options.holdOffMs ?? 0) + jitter);
     },
     tick,
     async stop() {

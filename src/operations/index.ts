@@ -1,7 +1,10 @@
 /**
- * Operating the stored data: retention (prune, scheduled or by command) and quarantine (list,
- * release, discard). Outside src/operations/, import from here.
+ * Operating the stored data: retention (prune, scheduled or by command), quarantine (list,
+ * release, discard) and attention (gauges of the money states that wait for an operator).
+ * Outside src/operations/, import from here.
  */
+
+export { registerMoneyStateMetrics } from './attention/money-state-metrics.ts';
 
 export { QUARANTINE_HELP, runQuarantineCommand } from './quarantine/quarantine-command.ts';
 export { runPruneCli } from './retention/prune-cli.ts';

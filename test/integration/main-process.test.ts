@@ -212,6 +212,30 @@ describe('the service process', () => {
     }
   });
 
+  it.each([
+    ['production', 'https://api.m-pay.com.au/public/v1/certificate/public-key'],
+    ['sandbox', 'https://api.mpay.com.au/public/v1/certificate/public-key'],
+  ])(
+    "when PROVIDER_ENV=%s and SIGNING_KEY_URL is the other platform's key, then it exits 2 naming both, before any database starts",
+    async (providerEnv, keyUrl) => {
+      const service = run('serve', {
+        PROVIDER_ENV: providerEnv,
+        SIGNING_KEY_URL: keyUrl,
+        WEBHOOK_SECRETS: SECRET,
+        EMBEDDED_POSTGRES_DIR: path.join(dataDir, 'never-started'),
+        EMBEDDED_POSTGRES_PORT: String(await freePort()),
+      });
+      expect(await service.exited).toBe(2);
+      expect(service.output()).toMatch(
+        new RegExp(
+          `PROVIDER_ENV, SIGNING_KEY_URL: must point at one platform: PROVIDER_ENV=${providerEnv}`,
+        ),
+      );
+      expect(service.output()).not.toMatch(/\n\s+at /);
+      expect(service.output()).not.toContain('embedded postgres');
+    },
+  );
+
   it('when TRUST_PROXY is not something Express understands, then it exits 2 naming it, before any database starts', async () => {
     const service = run('serve', {
       TRUST_PROXY: 'maybe',

@@ -25,7 +25,9 @@ const summary = (ok = true): RecoverySummary => ({
     quarantined: 0,
     inProgress: 0,
     waiting: 0,
+    overBudget: 0,
     resent: 2,
+    retried: 0,
     failed: ok ? 0 : 1,
     unreadable: 0,
     duplicates: 0,
@@ -105,6 +107,19 @@ describe('scheduled recovery across instances (the recovery lease)', () => {
     expect(await instance(() => Promise.resolve(summary())).scheduler.tick()).toBe('ran');
   });
 
+  it('when a run leaves notifications for the next one because its resend budget ran out, then it is counted as waiting_on_budget, not ok and not failed', async () => {
+    const overBudget = summary(true);
+    overBudget.notifications.overBudget = 7;
+    overBudget.ok = false;
+    const { scheduler, registry } = instance(() => Promise.resolve(overBudget));
+    expect(await scheduler.tick()).toBe('ran');
+    const text = await registry.metrics();
+    expect(text).toContain('recovery_runs_total{result="waiting_on_budget"} 1');
+    expect(text).toContain('recovery_runs_total{result="failed"} 0');
+    expect(text).toContain('recovery_runs_total{result="ok"} 0');
+    expect(text).toContain('recovery_last_success_timestamp_seconds 0');
+  });
+
   it('when started, then it runs on its interval until stopped, never two runs at once', async () => {
     let running = 0;
     let most = 0;
@@ -126,5 +141,26 @@ describe('scheduled recovery across instances (the recovery lease)', () => {
     expect(after).toBeGreaterThanOrEqual(3);
     expect(runs).toBe(after);
     expect(most).toBe(1);
+  });
+
+  it('when the service starts, then no recovery runs in the first interval (the database may still be settling), and one runs after it', async () => {
+    const ranAt: number[] = [];
+    const intervalMs = 400;
+    const { scheduler } = instance(() => {
+      ranAt.push(Date.now());
+      return Promise.resolve(summary());
+    }, intervalMs);
+    const startedAt = Date.now();
+    scheduler.start();
+    try {
+      await new Promise((r) => setTimeout(r, intervalMs - 100));
+      expect(ranAt).toEqual([]);
+      const deadline = Date.now() + 10_000;
+      while (ranAt.length === 0 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(ranAt[0]! - startedAt).toBeGreaterThanOrEqual(intervalMs);
+    } finally {
+      await scheduler.stop();
+    }
   });
 });

@@ -150,11 +150,11 @@ describe('refund of a stored payment', () => {
       amount: '40.00',
       callerReference: 'return-77',
     }).catch((e: unknown) => e);
+    // In doubt, not refused: the platform's last answer rides along.
     expect(failed).toMatchObject({
-      kind: 'http',
-      httpStatus: 503,
-      attempts: 3,
-      outcomeUnknown: true,
+      name: 'RefundInDoubtError',
+      refund: { state: 'unknown', attempts: 3 },
+      lastAnswer: { kind: 'http', httpStatus: 503, attempts: 3, outcomeUnknown: true },
     });
     const [unknown] = await database.rows<{ state: string; unique_reference: string }>('refunds');
     expect(unknown?.state).toBe('unknown');

@@ -59,6 +59,7 @@ export interface CliOptions {
   stateFile?: string;
   keyFile: string;
   dialect: Dialect;
+  bare400: boolean;
   demo: boolean;
   receiver: string;
   secret: string;
@@ -72,6 +73,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
     options: {
       help: { type: 'boolean', default: false },
       demo: { type: 'boolean', default: false },
+      'bare-400': { type: 'boolean', default: false },
       port: string,
       host: string,
       state: string,
@@ -112,6 +114,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
     ...(e.SANDBOX_STATE_FILE !== undefined && { stateFile: e.SANDBOX_STATE_FILE }),
     keyFile: e.SANDBOX_KEY_FILE,
     dialect: e.SANDBOX_DIALECT,
+    bare400: v['bare-400'],
     demo: v.demo,
     receiver: receiver.replace(/\/+$/, ''),
     secret: v.secret ?? DEFAULT_DEMO_SECRET,

@@ -64,6 +64,7 @@ async function main(): Promise<number> {
     retryDelayMs: options.retryDelayMs,
     deliveryTimeoutMs: options.deliveryTimeoutMs,
     dialect: options.dialect,
+    bare400: options.bare400,
     ...(!options.demo && {
       onAttempt: (record, attempt) =>
         print(
@@ -90,6 +91,7 @@ async function main(): Promise<number> {
     `  state: ${options.stateFile ?? 'in memory'}; webhook retry after ${options.retryDelayMs} ms`,
   );
   print(`  dialect: ${DIALECT_LINES[options.dialect]}  (--dialect, SANDBOX_DIALECT)`);
+  if (options.bare400) print('  400 answers carry no body (--bare-400)');
 
   const stop = async () => {
     sandbox.close();

@@ -7,7 +7,7 @@ import { createSandboxClock, type SandboxClock } from './core/clock.ts';
 import { requireApiKey, type Credentials } from './core/credentials.ts';
 import type { SandboxDeps } from './services/deps.ts';
 import { DEFAULT_DIALECT, type Dialect } from './core/dialect.ts';
-import { markStart, sendError } from './core/envelope.ts';
+import { BARE_400, markStart, sendError } from './core/envelope.ts';
 import { createFaults, faultMiddleware, type Faults } from './core/faults.ts';
 import type { SandboxKeys } from './core/keys.ts';
 import { controlEventRoutes } from './routes/control-event-routes.ts';
@@ -16,6 +16,7 @@ import { controlRefundRoutes } from './routes/control-refund-routes.ts';
 import { controlStateRoutes } from './routes/control-state-routes.ts';
 import { payIdRoutes } from './routes/payid-routes.ts';
 import { refundRoutes } from './routes/refund-routes.ts';
+import { statusRoutes } from './routes/status-routes.ts';
 import { reportRoutes } from './routes/report-routes.ts';
 import { subscriptionRoutes } from './routes/subscription-routes.ts';
 import { TOKEN_PATH, tokenRoutes } from './routes/token-routes.ts';
@@ -41,6 +42,11 @@ export interface SandboxOptions {
   /** Which description of the platform to play (dialect.ts); default `any`. */
   dialect?: Dialect;
   onAttempt?: (record: NotificationRecord, attempt: Attempt) => void;
+  /**
+   * Answer every 400 of a platform endpoint with no body at all, as the public reference
+   * documents its 400 (a client cannot learn from it which field was refused).
+   */
+  bare400?: boolean;
 }
 
 export interface Sandbox {
@@ -87,6 +93,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
 
   const app = express();
   app.disable('x-powered-by');
+  app.locals[BARE_400] = options.bare400 === true;
   app.use(markStart);
   app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
   app.use(onPlatformPaths(faultMiddleware(faults, TOKEN_PATH, held), PLATFORM_PREFIXES));
@@ -94,7 +101,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   app.use(
     onPlatformPaths(requireApiKey(deps.credentials, deps.tokens, deps.dialect), API_KEY_PREFIXES),
   );
-  for (const routes of [payIdRoutes, walletRoutes, refundRoutes, reportRoutes, subscriptionRoutes])
+  for (const routes of [
+    payIdRoutes,
+    walletRoutes,
+    refundRoutes,
+    statusRoutes,
+    reportRoutes,
+    subscriptionRoutes,
+  ])
     app.use(routes(deps));
   for (const routes of [
     controlEventRoutes,
@@ -117,7 +131,13 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   };
 }
 
-const API_KEY_PREFIXES = ['/receivables/', '/mwallet/', '/paytoreceivables/', '/subscriptions/'];
+const API_KEY_PREFIXES = [
+  '/receivables/',
+  '/mwallet/',
+  '/paytoreceivables/',
+  '/subscriptions/',
+  '/financial/',
+];
 const PLATFORM_PREFIXES = ['/au/', '/public/', ...API_KEY_PREFIXES];
 
 /** Runs `middleware` only for paths under one of `prefixes` (case-insensitive, like routing). */

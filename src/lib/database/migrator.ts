@@ -74,23 +74,32 @@ function migrationsIn(dir: string): MigrationProvider {
 }
 
 /**
- * For an instance that does not migrate (MIGRATE_ON_START=false: a migration job runs first):
- * throws when a migration this release knows has not been applied. A schema newer than this
- * release (a later release migrated it, and this one is still rolling) is fine: migrations keep
- * the previous release working.
+ * For whatever does not migrate (an operator command, or the receiver with MIGRATE_ON_START=false:
+ * a migration job runs first): throws when a migration this release knows has not been applied.
+ * A schema newer than this release (a later release migrated it, and this one is still rolling)
+ * is fine: migrations keep the previous release working.
  */
-export async function assertMigrated<DB>(db: Kysely<DB>, dir = MIGRATIONS_DIR): Promise<void> {
+export async function assertMigrated<DB>(
+  db: Kysely<DB>,
+  dir = MIGRATIONS_DIR,
+  options: { orElse?: string } = {},
+): Promise<void> {
   const migrations = await createMigrator(db, dir).getMigrations();
   const pending = migrations.filter((m) => m.executedAt === undefined).map((m) => m.name);
   if (pending.length > 0) {
-    throw new SchemaBehindError(pending);
+    throw new SchemaBehindError(pending, options.orElse);
   }
 }
 
+/** The schema is behind the release: a configuration fault (exit 2), fixed by migrating. */
 export class SchemaBehindError extends Error {
-  constructor(readonly pending: readonly string[]) {
+  constructor(
+    readonly pending: readonly string[],
+    /** Another way out, for the receiver: ", or start with MIGRATE_ON_START=true". */
+    orElse = '',
+  ) {
     super(
-      `the database lacks ${pending.length} migration(s) this release needs (${pending.join(', ')}): run the migration job (npm run migrate:prod) first, or start with MIGRATE_ON_START=true`,
+      `the database lacks ${pending.length} migration(s) this release needs (${pending.join(', ')}): run \`npm run migrate\` (the migration job; in the image: npm run migrate:prod) first${orElse}`,
     );
     this.name = 'SchemaBehindError';
   }

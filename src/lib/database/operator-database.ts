@@ -5,22 +5,34 @@ import type { OperatorIo } from '../command-options.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { createDatabaseWithPool } from './database.ts';
 import { resolveEmbeddedDataDir } from './embedded-postgres.ts';
-import { migrateToLatest } from './migrator.ts';
+import { assertMigrated, migrateToLatest } from './migrator.ts';
 import { openDatabase, type OpenDatabase } from './open-database.ts';
 
 /**
  * The receiver's database for an operator command (migrate, feed, quarantine, provider, recover,
- * export-quarantine): DATABASE_URL when set; otherwise the embedded Postgres, reusing the one a
- * running receiver started (a second start on the same data folder would fail) or starting it.
+ * prune, export-quarantine): DATABASE_URL when set; otherwise the embedded Postgres, reusing the
+ * one a running receiver started (a second start on the same data folder would fail) or starting
+ * it. Every command but `migrate` needs the schema this release knows and never migrates it
+ * itself (it may run as a role that must not, and a migration is a step the operator takes on
+ * purpose): a database behind throws a SchemaBehindError (exit 2, naming `npm run migrate`).
  */
 export async function openToolDatabase(
   config: Config,
   logger: Logger,
   projectDir: string,
+  options: { migrating?: boolean } = {},
 ): Promise<Pick<OpenDatabase, 'db' | 'pool' | 'close'>> {
-  if (config.databaseUrl) return openDatabase(config, logger, projectDir);
-  const running = await connectToRunningEmbedded(config, projectDir);
-  return running ?? openDatabase(config, logger, projectDir);
+  const database =
+    (config.databaseUrl ? undefined : await connectToRunningEmbedded(config, projectDir)) ??
+    (await openDatabase(config, logger, projectDir));
+  if (options.migrating) return database;
+  try {
+    await assertMigrated(database.db);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  return database;
 }
 
 export interface OperatorDatabase {
@@ -34,6 +46,8 @@ export interface OperatorDatabase {
  * running here), closed afterwards. The configuration is the environment's, without a webhook
  * secret (an operator command never receives deliveries); a bad one throws a ConfigError. Logs go
  * to stderr at LOG_LEVEL (default warn), so that stdout holds only the command's output.
+ * `migrate`: the `migrate` command alone brings the schema to the latest; for the others a
+ * database behind is refused (see openToolDatabase).
  */
 export async function withOperatorDatabase<T>(
   io: Pick<OperatorIo, 'env' | 'projectDir'>,
@@ -43,9 +57,10 @@ export async function withOperatorDatabase<T>(
   const config = loadConfig(io.env, { receivesDeliveries: false });
   const logger =
     options.logger?.(config) ?? createLogger(io.env.LOG_LEVEL ?? 'warn', process.stderr);
-  const database = await openToolDatabase(config, logger, io.projectDir);
+  const migrating = options.migrate ?? false;
+  const database = await openToolDatabase(config, logger, io.projectDir, { migrating });
   try {
-    if (options.migrate) await migrateToLatest(database.db, logger);
+    if (migrating) await migrateToLatest(database.db, logger);
     return await work({ config, logger, database });
   } finally {
     await database.close();

@@ -40,6 +40,25 @@ export interface Command {
 
 export { UsageError };
 
+/**
+ * The command ran as asked but what it was for is not done (a refund still in doubt, a
+ * resolution refused): exit 1, with `details` as JSON on stderr. Not a usage error: running it
+ * again later, or after the step the message names, is the way on.
+ */
+export class NotDone extends Error {
+  override readonly name = 'NotDone';
+  readonly details: Record<string, unknown>;
+
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.details = details;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { error: this.message, ...this.details };
+  }
+}
+
 export function parseArgsOptions(command: Command): ParseArgsOptionsConfig {
   const options: ParseArgsOptionsConfig = { help: { type: 'boolean' } };
   for (const [name, option] of Object.entries(command.options)) {

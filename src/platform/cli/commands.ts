@@ -1,5 +1,6 @@
 import type { Command } from './command.ts';
 import { refund, refunds } from './refund-command.ts';
+import { refundResolve } from './refund-resolve-command.ts';
 import { deliveryReport, payIdEnquiry, paytoReport, walletSearch } from './read-commands.ts';
 import { resend, subscriptions, token, walletUpdate } from './write-commands.ts';
 
@@ -10,6 +11,7 @@ export const PROVIDER_COMMANDS: readonly Command[] = [
   walletUpdate,
   refund,
   refunds,
+  refundResolve,
   paytoReport,
   subscriptions,
   deliveryReport,

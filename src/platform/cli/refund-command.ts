@@ -1,12 +1,13 @@
 import { refundStoredPayment } from '../refunds/refund-stored-payment.ts';
 import { withProviderTables } from '../storage/tables.ts';
-import { optional, required, UsageError, type Command } from './command.ts';
+import { RefundInDoubtError } from '../refunds/refund-in-doubt.ts';
+import { NotDone, optional, required, UsageError, type Command } from './command.ts';
 import { optionalFields } from './read-commands.ts';
 
 export const refund: Command = {
   name: 'refund',
   summary:
-    'Refunds a payment this service stored (NPP or PayTo), once per --caller-reference: the same reference again prints the recorded result and sends nothing, or resumes the same request when its outcome was unknown. Checked against the stored row first; the row is written before the call. Exit 0 refunded, 1 refused or outcome unknown (run the same command again later), 2 refused before sending.',
+    'Refunds a payment this service stored (NPP or PayTo), once per --caller-reference: the same reference again prints the recorded result and sends nothing, or resumes the same request when its outcome was unknown. Checked against the stored row first; the row is written before the call. Exit 0 refunded, 1 refused by the platform, or still in doubt (the platform may have paid it; its amount stays held: run the same command again later, or see refund-resolve), 2 refused before sending.',
   options: {
     'transaction-id': { type: 'string', help: "the stored payment's TransactionId, required" },
     'caller-reference': {
@@ -32,18 +33,24 @@ export const refund: Command = {
       );
     }
     const db = withProviderTables(await database());
-    return refundStoredPayment(
-      { db, client, logger, now: () => new Date(now()) },
-      {
-        transactionId,
-        callerReference,
-        ...optionalFields({
-          amount: optional(values, 'amount'),
-          description: optional(values, 'description'),
-          refundReference: optional(values, 'reference'),
-        }),
-      },
-    );
+    try {
+      return await refundStoredPayment(
+        { db, client, logger, now: () => new Date(now()) },
+        {
+          transactionId,
+          callerReference,
+          ...optionalFields({
+            amount: optional(values, 'amount'),
+            description: optional(values, 'description'),
+            refundReference: optional(values, 'reference'),
+          }),
+        },
+      );
+    } catch (error) {
+      // Never "refused, nothing refunded" for a refund the platform may have made.
+      if (error instanceof RefundInDoubtError) throw new NotDone(error.message, error.toJSON());
+      throw error;
+    }
   },
 };
 

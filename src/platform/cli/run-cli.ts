@@ -5,11 +5,12 @@ import { createLogger } from '../../lib/logger.ts';
 import { openToolDatabase } from '../../lib/database/operator-database.ts';
 import { providerClientFromConfig } from '../client/client-from-config.ts';
 import { ProviderError } from '../client/protocol/provider-error.ts';
-import { commandHelp, parseArgsOptions, UsageError, type Command } from './command.ts';
+import { commandHelp, NotDone, parseArgsOptions, UsageError, type Command } from './command.ts';
 
 /**
  * `npm run provider -- <command> [options]`: one command per platform endpoint, JSON on stdout,
- * progress and logs on stderr. Exit 0 done, 1 the platform refused or could not be reached,
+ * progress and logs on stderr. Exit 0 done, 1 the platform refused or could not be reached, or
+ * the work is not done (NotDone: a refund still in doubt, a resolution refused),
  * 2 bad usage (no command, too) or a request refused before sending (nothing was sent): the
  * policy of src/cli/exit-codes.ts.
  */
@@ -70,6 +71,10 @@ export async function runCli(
     io.out(JSON.stringify(result, null, 2));
     return 0;
   } catch (error) {
+    if (error instanceof NotDone) {
+      io.err(JSON.stringify(error.toJSON(), null, 2));
+      return 1;
+    }
     if (error instanceof ProviderError) {
       io.err(JSON.stringify(error.toJSON(), null, 2));
       return error.kind === 'invalid-request' ? 2 : 1;

@@ -57,6 +57,9 @@ export const ENDPOINTS = {
   walletSearch: endpoint('wallet-search', 'GET', { maxResponseBytes: 16 * MIB }),
   walletUpdate: endpoint('wallet-update', 'POST'),
   refund: endpoint('refund', 'POST'),
+  // Public reference only: a transaction's status by the caller's nonce (a refund in doubt is
+  // settled by it when it answers the refund's own record).
+  transactionStatus: endpoint('transaction-status', 'GET'),
   // Both descriptions say Basic with the API key; the interface answers JSON rows, the public
   // reference `text/plain` CSV: Accept names both, so either platform can answer.
   paytoReport: endpoint('payto-report', 'GET', {
@@ -79,6 +82,8 @@ export const PATHS = {
   walletSearch: '/mWallet/v1/search',
   walletUpdate: '/mWallet/v1/update',
   refund: '/receivables/v2/refund',
+  transactionStatus: (uniqueReference: string) =>
+    `/financial/v2/status/${encodeURIComponent(uniqueReference)}`,
   paytoReport: (date: string) => `/paytoreceivables/v1/report/${encodeURIComponent(date)}`,
   createSubscription: '/subscriptions/v1/create',
   deliveryReport: (date: string) => `/subscriptions/v1/report/${encodeURIComponent(date)}`,

@@ -34,6 +34,11 @@ import type { Envelope } from './responses/envelope.ts';
 import { isPayIdState, payIdResponse } from './responses/payid.ts';
 import { readPaytoReport } from './responses/payto-report.ts';
 import { refundResponse } from './responses/refund.ts';
+import {
+  refundStatusEvidence,
+  transactionStatusResponse,
+  type RefundStatusEvidence,
+} from './responses/transaction-status.ts';
 import { createSubscriptionResponse, deliveryReportResponse } from './responses/subscriptions.ts';
 import { tokenResponse } from './responses/token.ts';
 import { walletSearchResponse, walletUpdateResponse } from './responses/wallet.ts';
@@ -181,17 +186,47 @@ export function createProviderClient(options: ProviderClientOptions) {
      */
     async refund(request: RefundRequest, start?: Dialect) {
       const checked = checkRequest(ENDPOINTS.refund.name, refundRequest, request);
-      const { value, dialect } = await inEitherDialect(
+      const { value, dialect, refusedAttempts } = await inEitherDialect(
         dialects,
         'refund',
-        (d) =>
-          send(ENDPOINTS.refund, refundResponse, {
+        async (d) => {
+          const result = await transport.call(ENDPOINTS.refund, {
             path: PATHS.refund,
             body: refundBody(checked, d),
-          }),
+          });
+          try {
+            return {
+              ...read(ENDPOINTS.refund, refundResponse, result),
+              envelope: result.envelope,
+              attempts: result.attempts,
+            };
+          } catch (error) {
+            // An Ok the client cannot read is an answer, after `result.attempts` requests.
+            if (error instanceof ProviderError) error.attempts = result.attempts;
+            throw error;
+          }
+        },
         start,
       );
-      return { ...value, dialect };
+      // Every HTTP request sent for this refund, in both dialects (a refund row counts them).
+      return { ...value, dialect, attempts: value.attempts + refusedAttempts };
+    },
+
+    /**
+     * What the platform's status look-up by nonce proves about a refund in doubt: its own record
+     * (made, or rejected), or no evidence (any failure, a "not found", another record). Never
+     * throws for the platform's answer: a look-up that fails leaves the refund as it was.
+     */
+    async refundStatus(uniqueReference: string): Promise<RefundStatusEvidence> {
+      try {
+        const answer = await send(ENDPOINTS.transactionStatus, transactionStatusResponse, {
+          path: PATHS.transactionStatus(uniqueReference),
+        });
+        return refundStatusEvidence(answer, uniqueReference);
+      } catch (error) {
+        if (!(error instanceof ProviderError)) throw error;
+        return { kind: 'no-evidence', reason: error.message };
+      }
     },
 
     async paytoReport(request: PaytoReportRequest) {

@@ -46,6 +46,8 @@ export interface CallResult {
   text: string;
   envelope: Envelope;
   httpStatus: number;
+  /** HTTP attempts this call took, the answered one included (a refund row counts them all). */
+  attempts: number;
 }
 
 export interface Transport {
@@ -124,7 +126,7 @@ export function createTransport(options: TransportOptions): Transport {
             },
             'provider call answered',
           );
-          return result;
+          return { ...result, attempts: attempt };
         } catch (error) {
           if (!(error instanceof ProviderError)) throw error;
           error.attempts = attempt;
@@ -186,7 +188,11 @@ function inProviderTerms(endpoint: Endpoint, error: unknown, timeoutMs: number):
  * Reads the answer: JSON when it is JSON, the envelope from it, and failure by HTTP status, by
  * envelope `status`, or by a 2xx that is not the shape this endpoint answers with.
  */
-function judge(endpoint: Endpoint, input: CallInput, answer: HttpAnswer): CallResult {
+function judge(
+  endpoint: Endpoint,
+  input: CallInput,
+  answer: HttpAnswer,
+): Omit<CallResult, 'attempts'> {
   const text = answer.body.toString('utf8');
   const json = readJson(text);
   const envelope = readEnvelope(json);

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { ProviderDb } from '../storage/tables.ts';
 import type { Lease } from './lease.ts';
+import type { LastResend } from './resend-decision.ts';
 import { storableText } from './row-problems.ts';
 
 /**
@@ -8,10 +9,8 @@ import { storableText } from './row-problems.ts';
  * which resends were already asked for. Every query takes a whole page's ids at once; ids are
  * canonical int64 digits (see usableNotification), so the `bigint[]` casts cannot fail.
  */
-export interface AttemptHistory {
-  attempts: number;
-  lastAttemptAt: Date;
-}
+/** Each notification's resends so far, and the last one's answer (see resend-decision.ts). */
+export type AttemptHistory = LastResend;
 
 export interface NewAttempt {
   webhookId: string;
@@ -19,6 +18,9 @@ export interface NewAttempt {
   reportDay: string;
   reason: 'error' | 'missing';
   attemptedAt: Date;
+  /** What the report row said when the resend was asked for (undefined: not given). */
+  reportRetryCount: number | undefined;
+  reportLastRetry: string | undefined;
 }
 
 export interface AttemptAnswer {
@@ -53,22 +55,35 @@ export function createAttemptsRepository(db: ProviderDb) {
       return new Set(rows.map((row) => String(row.webhook_id)));
     },
 
+    /** Per Webhookid: how many resends so far, and the latest one (by time, then id). */
     async history(ids: readonly string[]): Promise<Map<string, AttemptHistory>> {
       if (ids.length === 0) return new Map();
-      const rows = await db
-        .selectFrom('recovery_attempts')
-        .select((eb) => [
-          'webhook_id',
-          eb.fn.countAll<string>().as('attempts'),
-          eb.fn.max('attempted_at').as('last_attempt_at'),
-        ])
-        .where('webhook_id', '=', sql<string>`ANY(${[...ids]}::bigint[])`)
-        .groupBy('webhook_id')
-        .execute();
+      const { rows } = await sql<{
+        webhook_id: string;
+        attempts: string;
+        attempted_at: Date;
+        outcome: 'resent' | 'failed';
+        http_status: number | null;
+        report_retry_count: number | null;
+        report_last_retry: string | null;
+      }>`
+        SELECT DISTINCT ON (webhook_id) webhook_id,
+               count(*) OVER (PARTITION BY webhook_id) AS attempts,
+               attempted_at, outcome, http_status, report_retry_count, report_last_retry
+          FROM recovery_attempts
+         WHERE webhook_id = ANY(${[...ids]}::bigint[])
+         ORDER BY webhook_id, attempted_at DESC, id DESC`.execute(db);
       return new Map(
         rows.map((row) => [
           String(row.webhook_id),
-          { attempts: Number(row.attempts), lastAttemptAt: row.last_attempt_at },
+          {
+            attempts: Number(row.attempts),
+            lastAttemptAt: row.attempted_at,
+            lastOutcome: row.outcome,
+            lastHttpStatus: row.http_status,
+            reportRetryCount: row.report_retry_count,
+            reportLastRetry: row.report_last_retry,
+          },
         ]),
       );
     },
@@ -91,6 +106,8 @@ export function createAttemptsRepository(db: ProviderDb) {
         http_status: null,
         provider_status: null,
         description: 'asked for; no answer recorded (the run stopped before it came)',
+        report_retry_count: attempt.reportRetryCount ?? null,
+        report_last_retry: nullableText(attempt.reportLastRetry, 200),
       };
       if (lease === undefined) {
         const row = await db
@@ -109,10 +126,12 @@ export function createAttemptsRepository(db: ProviderDb) {
           RETURNING name
         )
         INSERT INTO recovery_attempts
-          (webhook_id, event_name, report_day, reason, attempted_at, outcome, description)
+          (webhook_id, event_name, report_day, reason, attempted_at, outcome, description,
+           report_retry_count, report_last_retry)
         SELECT ${values.webhook_id}::bigint, ${values.event_name}, ${values.report_day}::date,
                ${values.reason}, ${values.attempted_at}::timestamptz, ${values.outcome},
-               ${values.description}
+               ${values.description}, ${values.report_retry_count}::integer,
+               ${values.report_last_retry}
           FROM held
         RETURNING id`.execute(db);
       return rows[0] === undefined ? undefined : String(rows[0].id);

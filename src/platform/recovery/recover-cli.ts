@@ -11,9 +11,10 @@ import { DEFAULT_MAX_PAGES } from '../client/report-pages.ts';
 import { todayAndYesterday } from '../../lib/sydney-time.ts';
 import { withProviderTables } from '../storage/tables.ts';
 import { RECOVERY_LEASE, withLease } from './lease.ts';
+import { DEFAULT_RESEND_POLICY } from './resend-missing.ts';
 import { runRecovery, type RecoverySummary } from './run-recovery.ts';
 
-export const RECOVER_USAGE = `usage: npm run recover -- [--date YYYY-MM-DD ...] [--skip-payto] [--from-page N] [--pages M]
+export const RECOVER_USAGE = `usage: npm run recover -- [--date YYYY-MM-DD ...] [--skip-payto] [--from-page N] [--pages M] [--max-resends R]
 
 Reads the platform's delivery report for each Sydney day (default: yesterday and today),
 asks it to resend every notification it gave up on or that is not stored here, and records
@@ -27,13 +28,17 @@ Shows each page on stderr as it goes; prints a JSON summary.
   --from-page N       read each report from page N (1-based) instead of going on from where
                       the last run stopped; where the next run goes on is left as it is
   --pages M           read at most M pages of each report (default ${DEFAULT_MAX_PAGES})
+  --max-resends R     ask for at most R resends in this run (default ${DEFAULT_RESEND_POLICY.maxResendsPerRun});
+                      once spent, a report stops on the page with rows still to resend and the
+                      next run goes on from that page
   --help              this help
 
 Exit 0: nothing left to recover; 1: something could not be recovered (or PayTo receipts are
-unmatched, rows unreadable, a report not read to its end yet, or another recovery is
-running); 2: bad usage or configuration.`;
+unmatched, rows unreadable, a report not read to its end yet, rows left for the next run by
+the resend budget, or another recovery is running); 2: bad usage or configuration.`;
 
 const MAX_PAGES_OPTION = 100_000;
+const MAX_RESENDS_OPTION = 1_000_000;
 
 /** `main.ts recover [options]`: answers the exit code; bad usage or configuration throws. */
 export async function runRecoverCli(io: OperatorIo): Promise<number> {
@@ -44,6 +49,7 @@ export async function runRecoverCli(io: OperatorIo): Promise<number> {
       'skip-payto': { type: 'boolean' },
       'from-page': { type: 'string' },
       pages: { type: 'string' },
+      'max-resends': { type: 'string' },
       help: { type: 'boolean' },
     },
     RECOVER_USAGE,
@@ -56,6 +62,12 @@ export async function runRecoverCli(io: OperatorIo): Promise<number> {
   }
   const fromPage = wholeNumber(values['from-page'], 'from-page', 1_000_000, RECOVER_USAGE);
   const pages = wholeNumber(values.pages, 'pages', MAX_PAGES_OPTION, RECOVER_USAGE);
+  const maxResends = wholeNumber(
+    values['max-resends'],
+    'max-resends',
+    MAX_RESENDS_OPTION,
+    RECOVER_USAGE,
+  );
   return withOperatorDatabase(io, async ({ config, logger, database }) => {
     const outcome = await withLease(
       database.db,
@@ -71,6 +83,9 @@ export async function runRecoverCli(io: OperatorIo): Promise<number> {
           lease,
           ...(fromPage !== undefined && { fromPage }),
           ...(pages !== undefined && { pages }),
+          ...(maxResends !== undefined && {
+            policy: { ...DEFAULT_RESEND_POLICY, maxResendsPerRun: maxResends },
+          }),
         }),
       {
         holderPrefix: `recover-cli:${process.pid}`,
@@ -91,9 +106,15 @@ function describe(s: RecoverySummary): string {
   const n = s.notifications;
   const lines = [
     `${s.days.join(', ')}: ${n.seen} rows, ${n.alreadyStored} already stored, ${n.resent} resent, ${n.failed} failed` +
-      ` (${n.quarantined} quarantined, ${n.waiting} waiting for an earlier resend, ${n.inProgress} still being delivered,` +
+      ` (${n.retried} of them again at once after a failed resend, ${n.quarantined} quarantined,` +
+      ` ${n.waiting} waiting for an earlier resend, ${n.inProgress} still being delivered,` +
       ` ${n.unreadable} unreadable, ${n.duplicates} listed again)`,
   ];
+  if (n.overBudget > 0) {
+    lines.push(
+      `${n.overBudget} to resend left for the next run: the resend budget is spent (--max-resends)`,
+    );
+  }
   if (s.payto) {
     lines.push(
       `PayTo: ${s.payto.receipts} receipts, ${s.payto.matched} stored, ${s.payto.unmatched} with no stored notification (see payto_unmatched_receipts), ${s.payto.unreadable} unreadable`,
@@ -104,8 +125,11 @@ function describe(s: RecoverySummary): string {
   }
   for (const report of s.reports ?? []) {
     if (report.resumesAtPage !== undefined) {
+      const why = report.stoppedOnBudget
+        ? 'stopped where the resend budget ran out'
+        : 'not read to its end';
       lines.push(
-        `${report.day} ${report.kind} report: not read to its end; the next run goes on from page ${report.resumesAtPage}`,
+        `${report.day} ${report.kind} report: ${why}; the next run goes on from page ${report.resumesAtPage}`,
       );
     }
   }

@@ -16,7 +16,7 @@ export interface RecoveryMetrics {
 export function createRecoveryMetrics(registry: Registry): RecoveryMetrics {
   const runs = new Counter({
     name: 'recovery_runs_total',
-    help: 'Scheduled recovery runs: ok, failed (a report unreadable or a notification not recovered), skipped (another instance held the lease), error (crashed).',
+    help: 'Scheduled recovery runs: ok, failed (a report unreadable or a notification not recovered), waiting_on_budget (nothing failed, but the resend budget was spent with notifications left for the next run), skipped (another instance held the lease), error (crashed).',
     labelNames: ['result'],
     registers: [registry],
   });
@@ -36,7 +36,9 @@ export function createRecoveryMetrics(registry: Registry): RecoveryMetrics {
     help: 'PayTo receipts in the last run with no stored PayToReceivePayment.',
     registers: [registry],
   });
-  for (const result of ['ok', 'failed', 'skipped', 'error']) runs.inc({ result }, 0);
+  for (const result of ['ok', 'failed', 'waiting_on_budget', 'skipped', 'error']) {
+    runs.inc({ result }, 0);
+  }
   for (const result of ['recovered', 'failed']) notifications.inc({ result }, 0);
   return {
     runs,
@@ -44,11 +46,20 @@ export function createRecoveryMetrics(registry: Registry): RecoveryMetrics {
     lastSuccess,
     paytoUnmatched,
     observe(summary, finishedAt) {
-      runs.inc({ result: summary.ok ? 'ok' : 'failed' });
+      runs.inc({ result: runResult(summary) });
       notifications.inc({ result: 'recovered' }, summary.notifications.resent);
       notifications.inc({ result: 'failed' }, summary.notifications.failed);
       if (summary.ok) lastSuccess.set(finishedAt.getTime() / 1000);
       paytoUnmatched.set(summary.payto?.unmatched ?? 0);
     },
   };
+}
+
+/** A run not ok only because its resend budget ran out is not a failure: the next goes on. */
+function runResult(summary: RecoverySummary): 'ok' | 'failed' | 'waiting_on_budget' {
+  if (summary.ok) return 'ok';
+  const { notifications: n, errors, leaseLost } = summary;
+  const onlyBudget =
+    n.overBudget > 0 && n.failed === 0 && n.unreadable === 0 && errors.length === 0 && !leaseLost;
+  return onlyBudget ? 'waiting_on_budget' : 'failed';
 }

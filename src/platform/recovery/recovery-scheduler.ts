@@ -7,7 +7,8 @@ import type { RecoverySummary } from './run-recovery.ts';
 
 /**
  * Runs recovery every `intervalMs` on every instance, but only one at a time across all of
- * them (the `recovery_leases` lease, see lease.ts; the others skip that tick). The schedule
+ * them (the `recovery_leases` lease, see lease.ts; the others skip that tick), the first time
+ * no sooner than one interval after start. The schedule
  * itself (jitter, skip, crash, stop) is src/lib/scheduled-runs.ts.
  */
 export interface SchedulerOptions {
@@ -20,6 +21,12 @@ export interface SchedulerOptions {
   random?: () => number;
   now?: () => Date;
   lease?: LeaseOptions;
+  /**
+   * No run sooner than this after start (default: one interval). A service that starts is
+   * often one coming back after an outage, with the database least stable: resends asked for
+   * then are the ones whose deliveries meet its blips (issue 24).
+   */
+  holdOffMs?: number;
 }
 
 export type RecoveryScheduler = ScheduledRuns;
@@ -29,6 +36,7 @@ export function createRecoveryScheduler(options: SchedulerOptions): RecoverySche
   return scheduleRuns({
     ...options,
     name: 'recovery',
+    holdOffMs: options.holdOffMs ?? options.intervalMs,
     attempt: () =>
       withLease(options.db, RECOVERY_LEASE, options.run, {
         onProblem: (message, error) => logger.warn({ err: error }, message),

@@ -10,7 +10,9 @@ import type { RunsRepository } from './runs-repository.ts';
  * where the last run's page budget ran out (`recovery_progress`), saving its position after each
  * page, and a pass read to its end starts over from row 1 on the next run. So a report too long
  * for one run is finished by the next ones, and the pages already read are never thrown away,
- * even when a later page cannot be read. With `fromPage` (the command's `--from-page`) exactly
+ * even when a later page cannot be read. A page whose rows are not all acted on (the run's resend
+ * budget ran out on it) ends the reading, and the position saved is that page's first row. With
+ * `fromPage` (the command's `--from-page`) exactly
  * those pages are read and the stored position is left alone.
  */
 export interface PagePlan {
@@ -45,7 +47,19 @@ export interface ReportReading {
   complete: boolean;
   /** Not complete: the page the next run goes on from (absent for an explicit range). */
   resumesAtPage?: number;
+  /**
+   * Stopped on a page with rows left for a later run (the run's resend budget was spent): the
+   * next run reads that page again.
+   */
+  stoppedOnBudget?: boolean;
 }
+
+/**
+ * What a page's handler says: a line for the person watching, and whether rows of the page were
+ * left for a later run. Such a page is not fully acted on: reading stops there and the position
+ * saved is the page's first row, so the next run acts on what this one could not.
+ */
+export type PageOutcome = string | { say: string; rowsLeftForLater: true };
 
 export const newReading = (day: string, kind: ReportKind): ReportReading => ({
   day,
@@ -62,7 +76,7 @@ export async function readReportInPages<T>(
   run: RunContext,
   reading: ReportReading,
   source: (range: PageRange) => AsyncGenerator<ReportPage<T>, void, undefined>,
-  handle: (page: ReportPage<T>) => Promise<string>,
+  handle: (page: ReportPage<T>) => Promise<PageOutcome>,
 ): Promise<void> {
   const { day, kind } = reading;
   const { pageSize, maxPages, fromPage } = run.pages;
@@ -77,16 +91,29 @@ export async function readReportInPages<T>(
   }
   for await (const page of source({ startSkip, pageSize, maxPages })) {
     if (run.lease?.lost) throw new LeaseLostError(run.lease);
-    const status = await handle(page);
+    const outcome = await handle(page);
+    const status = typeof outcome === 'string' ? outcome : outcome.say;
     reading.pagesRead += 1;
     reading.rowsRead += page.rows;
+    const rows = page.rows === 0 ? 'no rows' : `rows ${page.skip + 1}-${page.skip + page.rows}`;
+    if (typeof outcome !== 'string') {
+      // Only pages fully acted on are behind the saved position (issue 24): never past this one.
+      reading.stoppedOnBudget = true;
+      // The position saved after the page before (or the one this run started from) is this
+      // page's first row already: nothing to write.
+      if (!explicit) reading.resumesAtPage = page.page;
+      run.say?.(
+        `${day}: ${LABEL[kind]} page ${page.page} (${rows}): ${status}; resend budget spent: ` +
+          (explicit ? 'stopped here' : `stopped here; the next run goes on from page ${page.page}`),
+      );
+      return;
+    }
     nextSkip = page.skip + page.rows;
     if (page.last) reading.complete = true;
     if (!explicit) {
       if (page.last) await run.runs.passComplete(day, kind);
       else await run.runs.saveProgress(day, kind, nextSkip, run.now());
     }
-    const rows = page.rows === 0 ? 'no rows' : `rows ${page.skip + 1}-${page.skip + page.rows}`;
     run.say?.(
       `${day}: ${LABEL[kind]} page ${page.page} (${rows}${page.last ? ', the last' : ''}): ${status}`,
     );

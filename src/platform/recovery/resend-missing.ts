@@ -8,6 +8,7 @@ import {
 } from '../client/responses/subscriptions.ts';
 import type { AttemptHistory, AttemptsRepository } from './attempts-repository.ts';
 import { LeaseLostError, type Lease } from './lease.ts';
+import { decideResend } from './resend-decision.ts';
 import { readReportInPages, type ReportReading, type RunContext } from './report-reading.ts';
 import type { RowProblem } from './row-problems.ts';
 
@@ -16,13 +17,16 @@ import type { RowProblem } from './row-problems.ts';
  * on (`Error`) or reports as `Sent` while we hold no such Webhookid (and have not quarantined
  * it) is asked for again. The receiver deduplicates on Webhookid, so resending something that
  * arrives meanwhile is harmless. Each notification is resent at most `maxAttempts` times, at
- * least `spacingMs` apart, so recovery never loops on one; past the limit it counts as failed.
+ * least `spacingMs` apart unless the last resend is known to have failed (resend-decision.ts),
+ * so recovery never loops on one; past the limit it counts as failed.
  *
  * Row by row: a row recovery cannot act on (see usableNotification) is recorded in
  * `recovery_row_problems` and skipped; the rest of the page and the run go on. A Webhookid listed
  * more than once (on one page, across pages or on both days) is considered once per run, so the
  * limit and the spacing hold within a run as across runs. Each resend is recorded before it is
- * sent, and only while the run holds its lease.
+ * sent, and only while the run holds its lease. Once the run's resend budget is spent, the rows
+ * still to be resent are left for the next run: the reading stops on that page and the saved
+ * position does not pass it (report-reading.ts).
  */
 export interface ResendPolicy {
   maxAttempts: number;
@@ -44,9 +48,19 @@ export interface NotificationTally {
   quarantined: number;
   /** Neither Sent nor Error yet: the platform is still delivering it. */
   inProgress: number;
-  /** Resent recently (or the run's resend budget is spent); asked again on a later run. */
+  /** Resent recently; asked again on a later run. */
   waiting: number;
+  /**
+   * To be resent, but the run's resend budget (`maxResendsPerRun`) was spent: the run stops on
+   * that page and the next run reads it again. Only the rows of pages read are counted.
+   */
+  overBudget: number;
   resent: number;
+  /**
+   * Of `resent`: asked again before the spacing because the last resend failed (its call, or
+   * the delivery it brought, as the report shows): see resend-decision.ts.
+   */
+  retried: number;
   /** Not recovered: the resend refused, or the resend limit reached. */
   failed: number;
   /** Rows that could not be read (recorded in recovery_row_problems). */
@@ -61,7 +75,9 @@ export const emptyTally = (): NotificationTally => ({
   quarantined: 0,
   inProgress: 0,
   waiting: 0,
+  overBudget: 0,
   resent: 0,
+  retried: 0,
   failed: 0,
   unreadable: 0,
   duplicates: 0,
@@ -92,8 +108,9 @@ export async function resendMissing(
     reading,
     (range) => deliveryReportPages(deps.client, day, range),
     async (page) => {
-      await resendPage(deps, day, page, tally);
-      return `${tally.resent} resent, ${tally.failed} failed, ${tally.unreadable} unreadable so far`;
+      const left = await resendPage(deps, day, page, tally);
+      const say = `${tally.resent} resent, ${tally.failed} failed, ${tally.unreadable} unreadable so far`;
+      return left ? { say: `${say}, ${left} left for a later run`, rowsLeftForLater: true } : say;
     },
   );
 }
@@ -103,12 +120,13 @@ interface Candidate {
   notification: ReportedNotification;
 }
 
+/** Acts on one page; answers how many of its rows were left for a later run (budget spent). */
 async function resendPage(
   deps: ResendDeps,
   day: string,
   page: ReportPage<{ notifications: ReportedNotification[] }>,
   tally: NotificationTally,
-): Promise<void> {
+): Promise<number> {
   const problems: RowProblem[] = [];
   const candidates: Candidate[] = [];
   page.content.notifications.forEach((notification, index) => {
@@ -137,15 +155,25 @@ async function resendPage(
     deps.attempts.quarantinedWebhookIds(ids),
     deps.attempts.history(ids),
   ]);
+  let left = 0;
   for (const { id, notification } of candidates) {
     if (stored.has(id)) tally.alreadyStored += 1;
     else if (quarantined.has(id)) tally.quarantined += 1;
     else {
       const reason = reasonToResend(notification);
       if (reason === undefined) tally.inProgress += 1;
-      else await resendOne(deps, { day, id, reason, notification }, history.get(id), tally);
+      else {
+        const done = await resendOne(
+          deps,
+          { day, id, reason, notification },
+          history.get(id),
+          tally,
+        );
+        if (done === 'over-budget') left += 1;
+      }
     }
   }
+  return left;
 }
 
 function reasonToResend(n: ReportedNotification): 'error' | 'missing' | undefined {
@@ -163,24 +191,29 @@ async function resendOne(
   },
   history: AttemptHistory | undefined,
   tally: NotificationTally,
-): Promise<void> {
+): Promise<'over-budget' | undefined> {
   const now = deps.now();
   const fields = { webhookId: target.id, event: target.notification.eventName, day: target.day };
-  if (history && history.attempts >= deps.policy.maxAttempts) {
+  const reported = {
+    retryCount: target.notification.retryCount,
+    lastRetryDateTime: target.notification.lastRetryDateTime,
+  };
+  const decision = decideResend(history, reported, deps.policy, now);
+  if (decision.action === 'give-up') {
     tally.failed += 1;
     deps.logger.error(
-      { ...fields, attempts: history.attempts },
+      { ...fields, attempts: history?.attempts },
       'notification NOT recovered: resend limit reached',
     );
-    return;
+    return undefined;
   }
-  if (history && now.getTime() - history.lastAttemptAt.getTime() < deps.policy.spacingMs) {
+  if (decision.action === 'wait') {
     tally.waiting += 1;
-    return;
+    return undefined;
   }
   if (deps.asked.count >= deps.policy.maxResendsPerRun) {
-    tally.waiting += 1;
-    return;
+    tally.overBudget += 1;
+    return 'over-budget';
   }
   if (deps.lease?.lost) throw new LeaseLostError(deps.lease);
   const attemptId = await deps.attempts.begin(
@@ -190,6 +223,8 @@ async function resendOne(
       reportDay: target.day,
       reason: target.reason,
       attemptedAt: now,
+      reportRetryCount: reported.retryCount,
+      reportLastRetry: reported.lastRetryDateTime,
     },
     deps.lease,
   );
@@ -213,7 +248,7 @@ async function resendOne(
     tally.failed += 1;
     if (!known) throw error;
     deps.logger.error({ ...fields, error: known.toJSON() }, 'notification resend failed');
-    return;
+    return undefined;
   }
   await deps.attempts.finish(attemptId, {
     outcome: 'resent',
@@ -222,5 +257,10 @@ async function resendOne(
     description: answer.envelope.statusDescription,
   });
   tally.resent += 1;
-  deps.logger.info({ ...fields, reason: target.reason }, 'notification resend requested');
+  if (decision.why === 'call-failed' || decision.why === 'delivery-failed') tally.retried += 1;
+  deps.logger.info(
+    { ...fields, reason: target.reason, why: decision.why },
+    'notification resend requested',
+  );
+  return undefined;
 }

@@ -58,7 +58,10 @@ export interface RecoverySummary {
   errors: string[];
   /** The run stopped because another took its lease. */
   leaseLost?: boolean;
-  /** Every report read, every row usable, every resend accepted (PayTo findings aside). */
+  /**
+   * Every report read, every row usable, every resend accepted, none left for a later run by the
+   * resend budget (PayTo findings aside).
+   */
   ok: boolean;
   /**
    * Something the operator must look at: the run failed, PayTo receipts are unmatched or
@@ -152,11 +155,13 @@ export async function runRecovery(options: RecoveryOptions): Promise<RecoverySum
     // guarded() catches everything; this is for a fault in the loop itself.
     errors.push(storableText(`unexpected error: ${String(error)}`, 1000));
   } finally {
+    // Rows left for a later run by the resend budget are not recovered yet: not ok (issue 24).
     const ok =
       errors.length === 0 &&
       !leaseLost &&
       notifications.failed === 0 &&
-      notifications.unreadable === 0;
+      notifications.unreadable === 0 &&
+      notifications.overBudget === 0;
     const pending = reports.some((r) => !r.complete && r.resumesAtPage !== undefined);
     summary = {
       runId,

@@ -118,6 +118,7 @@ export async function insertPendingRefund(
 export interface RefundOutcome {
   state: Exclude<RefundState, 'pending'>;
   completedAt: Date | null;
+  /** HTTP attempts this run made: added to the row's count, never replacing it. */
   attempts: number;
   refundTransactionId?: string | undefined;
   fees?: {
@@ -131,27 +132,84 @@ export interface RefundOutcome {
   dialect?: 'interface' | 'public' | undefined;
 }
 
-export async function recordOutcome(
+/** The row as this run read it before sending: what its outcome write expects to find. */
+export interface ReadVersion {
+  state: RefundState;
+  attempts: number;
+}
+
+function outcomeColumns(o: RefundOutcome) {
+  return {
+    state: o.state,
+    completed_at: o.completedAt,
+    attempts: sql<number>`attempts + ${o.attempts}`,
+    refund_transaction_id: o.refundTransactionId ?? null,
+    fee_amount_excluding_gst: o.fees?.excludingGst ?? null,
+    fee_amount_including_gst: o.fees?.includingGst ?? null,
+    fee_amount_gst_component: o.fees?.gst ?? null,
+    http_status: o.httpStatus ?? null,
+    provider_status: o.providerStatus ?? null,
+    status_description: o.statusDescription?.slice(0, 1000) ?? null,
+    ...(o.dialect !== undefined && { dialect: o.dialect }),
+  };
+}
+
+/**
+ * The platform said the refund was made (an Ok answer to its nonce, or its own record). That is
+ * the truth whatever the row says, so it is written over any state but `succeeded` (which keeps
+ * the first answer's transaction id and fees): two runs racing after a lost lock both end here
+ * or in `recordGuarded`, and the success stands in either order. Undefined when the row was
+ * already `succeeded` (the caller reads it again).
+ */
+export async function recordSuccess(
   db: ProviderDb,
   uniqueReference: string,
-  o: RefundOutcome,
+  o: RefundOutcome & { state: 'succeeded' },
+): Promise<RefundRow | undefined> {
+  return db
+    .updateTable('refunds')
+    .set(outcomeColumns(o))
+    .where('unique_reference', '=', uniqueReference)
+    .where('state', '<>', 'succeeded')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Any outcome other than a success (`unknown`, `failed`), written only over the row this run
+ * read: the same state and the same attempt count. Another run that recorded anything since
+ * (a success, a later answer) has changed one of them, and its newer outcome stands; this run's
+ * attempts are still counted (`countAttempts`). Undefined when the row had moved on.
+ */
+export async function recordGuarded(
+  db: ProviderDb,
+  uniqueReference: string,
+  expected: ReadVersion,
+  o: RefundOutcome & { state: 'unknown' | 'failed' },
+): Promise<RefundRow | undefined> {
+  return db
+    .updateTable('refunds')
+    .set(outcomeColumns(o))
+    .where('unique_reference', '=', uniqueReference)
+    .where('state', '=', expected.state)
+    .where('attempts', '=', expected.attempts)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Adds attempts whose outcome another run's record overtook: every HTTP request is counted. */
+export async function countAttempts(
+  db: ProviderDb,
+  uniqueReference: string,
+  attempts: number,
 ): Promise<RefundRow> {
   return db
     .updateTable('refunds')
-    .set({
-      state: o.state,
-      completed_at: o.completedAt,
-      attempts: sql<number>`attempts + ${o.attempts}`,
-      refund_transaction_id: o.refundTransactionId ?? null,
-      fee_amount_excluding_gst: o.fees?.excludingGst ?? null,
-      fee_amount_including_gst: o.fees?.includingGst ?? null,
-      fee_amount_gst_component: o.fees?.gst ?? null,
-      http_status: o.httpStatus ?? null,
-      provider_status: o.providerStatus ?? null,
-      status_description: o.statusDescription?.slice(0, 1000) ?? null,
-      ...(o.dialect !== undefined && { dialect: o.dialect }),
-    })
+    .set({ attempts: sql<number>`attempts + ${attempts}` })
     .where('unique_reference', '=', uniqueReference)
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+/** States in which the platform may have paid a refund that is not recorded as paid. */
+export const IN_DOUBT: readonly RefundState[] = ['pending', 'unknown'];

@@ -4,7 +4,8 @@ import type { Database, Db } from '../../lib/database/database.ts';
 /**
  * The tables of migration 2026-11-22T04-00-00 (recovery and refunds), 2026-11-24T00-00-00
  * (the refunds' caller reference and dialect) and 2026-11-24T01-00-00 (recovery runs recorded
- * from their start, leases, progress through large reports, unreadable rows), typed here rather than in
+ * from their start, leases, progress through large reports, unreadable rows) and 2026-11-28T03
+ * (what the report said when a resend was asked for), typed here rather than in
  * src/lib/database/database.ts: the receiving pipeline never touches them, and keeping their types
  * beside their only users keeps that boundary visible. Types as the driver hands them back
  * (bigint and numeric as text, date as Date at UTC midnight is avoided by selecting ::text).
@@ -22,6 +23,12 @@ export interface RecoveryAttemptsTable {
   http_status: number | null;
   provider_status: string | null;
   description: string | null;
+  /**
+   * The report row's retryCount and lastRetryDateTime (as shown) when the resend was asked for
+   * (migration 2026-11-28T03; null before it, or when the report gave neither).
+   */
+  report_retry_count: ColumnType<number | null, number | null | undefined, never>;
+  report_last_retry: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export interface RecoveryRunsTable {
@@ -103,6 +110,10 @@ export interface RefundsTable {
   http_status: number | null;
   provider_status: string | null;
   status_description: string | null;
+  /** Who settled a refund in doubt by hand, when, on what evidence (migration 2026-11-28). */
+  resolved_by: ColumnType<string | null, string | null | undefined, string | null>;
+  resolved_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  resolution_evidence: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ProviderTables {

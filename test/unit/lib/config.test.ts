@@ -280,6 +280,41 @@ describe('loadConfig', () => {
     ).toHaveLength(1);
   });
 
+  it("when SIGNING_KEY_URL is on the other platform's host than PROVIDER_ENV chose, then start-up is refused naming both (a production receiver never trusts sandbox-signed deliveries)", () => {
+    const sandboxKey = 'https://api.m-pay.com.au/public/v1/certificate/public-key';
+    const productionKey = 'https://api.mpay.com.au/public/v1/certificate/public-key';
+    const refused =
+      /^PROVIDER_ENV, SIGNING_KEY_URL: must point at one platform: PROVIDER_ENV=(production|sandbox) but SIGNING_KEY_URL is the (sandbox|production) platform's host/;
+    expect(
+      problemsOf({ ...SECRET, PROVIDER_ENV: 'production', SIGNING_KEY_URL: sandboxKey }),
+    ).toEqual([expect.stringMatching(refused)]);
+    expect(
+      problemsOf({ ...SECRET, PROVIDER_ENV: 'sandbox', SIGNING_KEY_URL: productionKey }),
+    ).toEqual([expect.stringMatching(refused)]);
+    // The platform chosen by its base URL counts as chosen too.
+    expect(
+      problemsOf({
+        ...SECRET,
+        PROVIDER_BASE_URL: 'https://api.m-pay.com.au',
+        PROVIDER_AUTH_URL: 'https://sand-api.monoova.com',
+        SIGNING_KEY_URL: productionKey,
+      }),
+    ).toEqual([
+      expect.stringMatching(/^PROVIDER_ENV, SIGNING_KEY_URL: .*PROVIDER_BASE_URL \(set: sandbox/),
+    ]);
+    // The same platform, a host of the operator's own, or PROVIDER_ENV left at its default: kept.
+    for (const env of [
+      { PROVIDER_ENV: 'sandbox', SIGNING_KEY_URL: sandboxKey },
+      { PROVIDER_ENV: 'production', SIGNING_KEY_URL: productionKey },
+      { PROVIDER_ENV: 'production', SIGNING_KEY_URL: 'https://keys.example.test/k' },
+      { SIGNING_KEY_URL: sandboxKey },
+    ]) {
+      expect(loadConfig({ ...SECRET, ...env }).signingKey).toMatchObject({
+        url: env.SIGNING_KEY_URL,
+      });
+    }
+  });
+
   it("when PROVIDER_ENV is local, then both URLs and the key are this machine's sandbox, without another switch", () => {
     const config = loadConfig({ ...SECRET, PROVIDER_ENV: 'local' });
     expect(config.provider).toMatchObject({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalAmount, fromUnits, toUnits } from '../../../src/lib/decimal-money.ts';
+import { canonicalAmount, fromUnits, moneyText, toUnits } from '../../../src/lib/decimal-money.ts';
 
 describe('exact decimal money', () => {
   it.each([
@@ -39,5 +39,16 @@ describe('exact decimal money', () => {
     [0n, '0'],
   ])('when %s units are written canonically, then they read %j', (units, text) => {
     expect(canonicalAmount(units)).toBe(text);
+  });
+
+  it.each([
+    ['20', '20.00'],
+    ['20.0000', '20.00'],
+    [200_000n, '20.00'],
+    ['0.5', '0.50'],
+    ['0.005', '0.0050'],
+    [0n, '0.00'],
+  ])('when %s is shown in a message, then it reads %j', (amount, text) => {
+    expect(moneyText(amount)).toBe(text);
   });
 });

@@ -26,6 +26,9 @@ const ERROR_CODES: Record<number, string> = {
   500: 'InternalServerError',
 };
 
+/** `app.locals` key: true when 400s of platform endpoints carry no body (`--bare-400`). */
+export const BARE_400 = 'sandboxBare400';
+
 export function markStart(_req: Request, res: Response, next: () => void): void {
   res.locals.startedAt = performance.now();
   next();
@@ -71,6 +74,10 @@ export function sendError(
   // A refusal carries nothing out: an after-action fault armed for this request waits for the
   // next one, so "the platform acted, then the answer was lost" means exactly that.
   takeAfterAction(res)?.unused();
+  if (httpStatus === 400 && res.app.locals[BARE_400] === true && !isControl(res)) {
+    res.status(400).end();
+    return;
+  }
   res.status(httpStatus).type('application/json').send(JSON.stringify(json));
 }
 
@@ -103,6 +110,8 @@ function errorBody(
   return body;
 }
 
+const isControl = (res: Response) =>
+  (res.req.originalUrl || res.req.url).toLowerCase().startsWith('/sandbox/');
 const isWallet = (path: string) => path.toLowerCase().startsWith('/mwallet/');
 const isReport = (path: string) => path.toLowerCase().startsWith('/paytoreceivables/');
 

@@ -11,7 +11,9 @@ import { sendError } from './envelope.ts';
  * - `token-fail`: the token endpoint answers `status` (default 500);
  * - `endpoint-error`: a platform endpoint (any, or those whose path starts with `path`) answers
  *   `status` (default 500) without acting;
- * - `after-action`: a platform endpoint acts, then answers as `answer` says (after-action.ts).
+ * - `after-action`: a platform endpoint acts, then answers as `answer` says (after-action.ts);
+ * - `not-ok`: a platform endpoint answers HTTP 200 with a non-`Ok` status without acting (the
+ *   platform's way of refusing some requests).
  */
 export const FAULT_KINDS = [
   'webhook-fail',
@@ -19,6 +21,7 @@ export const FAULT_KINDS = [
   'token-fail',
   'endpoint-error',
   'after-action',
+  'not-ok',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -80,8 +83,13 @@ export function createFaults(): Faults {
 }
 
 /** What a platform request may meet: the token path has its own kind besides the others. */
-const ON_TOKEN_PATH: readonly FaultKind[] = ['token-fail', 'endpoint-error', 'after-action'];
-const ON_OTHER_PATHS: readonly FaultKind[] = ['endpoint-error', 'after-action'];
+const ON_TOKEN_PATH: readonly FaultKind[] = [
+  'token-fail',
+  'endpoint-error',
+  'after-action',
+  'not-ok',
+];
+const ON_OTHER_PATHS: readonly FaultKind[] = ['endpoint-error', 'after-action', 'not-ok'];
 
 /**
  * Takes the first armed fault that matches the request, before-action or after-action alike, so
@@ -100,6 +108,10 @@ export function faultMiddleware(faults: Faults, tokenPath: string, held: HeldAns
         unused: () => faults.giveBack(fault),
       });
       return next();
+    }
+    if (fault.kind === 'not-ok') {
+      sendError(res, 200, 'Sandbox fault: not-ok (nothing was done)', { status: 'Error' });
+      return;
     }
     sendError(res, fault.status, `Sandbox fault: ${fault.kind} (armed through /sandbox/faults)`);
   };

@@ -7,8 +7,8 @@ import { ProviderError } from './provider-error.ts';
  * platform's public reference. They disagree on a few requests (PayID's path, the wallet
  * update's spellings and types, the refund amount's type) and nobody can tell which one the live
  * platform follows. Where one request cannot satisfy both, the client sends one dialect and, on
- * an answer that proves nothing was done (a 404 for the path, a 400 naming a field the two
- * disagree on, with no earlier attempt in doubt), sends the other once and remembers which one
+ * an answer that proves nothing was done (a 404 for the path, a 400 or 422 to the first attempt,
+ * with no attempt in doubt, whatever its body), sends the other once and remembers which one
  * was taken. `PROVIDER_DIALECT` pins one and turns the fallback off.
  */
 export type Dialect = Exclude<DialectSetting, 'auto'>;
@@ -21,13 +21,17 @@ export const otherDialect = (dialect: Dialect): Dialect =>
   dialect === 'interface' ? 'public' : 'interface';
 
 /**
- * The answers that prove a dialect was not taken (and that nothing was done): per call, the HTTP
- * statuses and, for a 400, the field names the two descriptions spell or type differently.
+ * The answers that prove a dialect was not taken (and that nothing was done), per call. A 404 on
+ * the PayID path means the path is the other dialect's. A 400 or 422 to a write's FIRST attempt,
+ * with no attempt in doubt, proves the platform refused the request without acting, whatever its
+ * body says: the public reference documents its 400 with no body at all, so a rule that needed
+ * the refused field named would never fall back against that platform. Sending the other dialect
+ * once after such a refusal is safe: a refund carries its nonce in both spellings either way.
  */
-const REFUSALS: Record<DialectCall, { statuses: readonly number[]; fields: RegExp | undefined }> = {
-  'payid-enquiry': { statuses: [404, 405], fields: undefined },
-  'wallet-update': { statuses: [400, 422], fields: /\b(pin|name|email|abn|phone)\b/i },
-  refund: { statuses: [400, 422], fields: /\b(uniqueReference|refundAmount)\b/i },
+const REFUSALS: Record<DialectCall, readonly number[]> = {
+  'payid-enquiry': [404, 405],
+  'wallet-update': [400, 422],
+  refund: [400, 422],
 };
 
 /** True when `error` shows the platform did not take this dialect's request, and did nothing. */
@@ -35,9 +39,10 @@ export function isDialectRefusal(call: DialectCall, error: unknown): error is Pr
   if (!(error instanceof ProviderError) || error.kind !== 'http' || error.outcomeUnknown) {
     return false;
   }
-  const rule = REFUSALS[call];
-  if (!rule.statuses.includes(error.httpStatus ?? 0)) return false;
-  return rule.fields === undefined || rule.fields.test(error.message);
+  // A refusal after retries (a 5xx, then a 400) is not a first answer: the retried attempts
+  // were transient failures, and only an answer to the request as first sent is read here.
+  if (error.attempts !== 1) return false;
+  return REFUSALS[call].includes(error.httpStatus ?? 0);
 }
 
 export interface DialectMemory {
@@ -79,7 +84,7 @@ export async function inEitherDialect<T>(
   call: DialectCall,
   send: (dialect: Dialect) => Promise<T>,
   first: Dialect = memory.first(call),
-): Promise<{ value: T; dialect: Dialect }> {
+): Promise<{ value: T; dialect: Dialect; refusedAttempts: number }> {
   const sendIn = async (dialect: Dialect) => {
     try {
       return await send(dialect);
@@ -89,16 +94,22 @@ export async function inEitherDialect<T>(
     }
   };
   try {
-    return { value: await sendIn(first), dialect: first };
+    return { value: await sendIn(first), dialect: first, refusedAttempts: 0 };
   } catch (error) {
     if (!memory.mayFallBack() || !isDialectRefusal(call, error)) throw error;
     const other = otherDialect(first);
     try {
       const value = await sendIn(other);
-      memory.learned(call, other, error.message);
-      return { value, dialect: other };
+      memory.learned(call, other, error.message || `HTTP ${error.httpStatus ?? '?'}`);
+      return { value, dialect: other, refusedAttempts: error.attempts };
     } catch (second) {
-      throw isDialectRefusal(call, second) ? error : second;
+      // Either error thrown counts the attempts of both dialects: each was an HTTP request.
+      if (isDialectRefusal(call, second)) {
+        error.attempts += second.attempts;
+        throw error;
+      }
+      if (second instanceof ProviderError) second.attempts += error.attempts;
+      throw second;
     }
   }
 }
