@@ -10,7 +10,9 @@
 --                         through functions that check the code's conditions; no DDL, no
 --                         TRUNCATE.
 --   <prefix>_feed_reader  a merchant's SQL consumer of the feed: SELECT on the `feed` view, and
---                         nothing else (LISTEN feed_positions needs no privilege).
+--                         nothing else (LISTEN feed_positions needs no privilege; its NOTIFY
+--                         payloads are signed with a key it cannot read, so a NOTIFY of its own
+--                         wakes nobody, and it cannot lock a row of named_locks).
 --
 -- <prefix> is `monoova` unless the setting monoova.role_prefix says otherwise.
 --
