@@ -6,9 +6,13 @@
 --                         operator commands (npm run quarantine, feed, provider, recover, prune):
 --                         SELECT/INSERT/UPDATE exactly where the code writes (UPDATE on listed
 --                         columns where it sets only those), DELETE only where rows are claims
---                         or retention removes them; no DDL, no TRUNCATE.
+--                         or retention removes them; refunds and feed events are deleted only
+--                         through functions that check the code's conditions; no DDL, no
+--                         TRUNCATE.
 --   <prefix>_feed_reader  a merchant's SQL consumer of the feed: SELECT on the `feed` view, and
---                         nothing else (LISTEN feed_positions needs no privilege).
+--                         nothing else (LISTEN feed_positions needs no privilege; its NOTIFY
+--                         payloads are signed with a key it cannot read, so a NOTIFY of its own
+--                         wakes nobody, and it cannot lock a row of named_locks).
 --
 -- <prefix> is `monoova` unless the setting monoova.role_prefix says otherwise.
 --
@@ -47,6 +51,7 @@ DECLARE
     (SELECT datdba FROM pg_database WHERE datname = current_database()), 'MEMBER');
   object record;
   relation record;
+  routine record;
   updatable text;
 BEGIN
   ------------------------------------------------------------------------------------------
@@ -171,8 +176,8 @@ BEGIN
       -- set; its batch locks rows FOR UPDATE); the digest, id, event and times cannot change.
       ('webhook_deliveries', 'SELECT, INSERT', '{raw_body,headers,payload,pruned_at}'::text[], ''),
       -- Typed rows: inserted by the store statement, compared (SELECT) to find conflicts, read by
-      -- the feed, recovery and refunds. Never updated (a refund serialises on an advisory lock
-      -- named after the payment, not a row lock, so no UPDATE is needed).
+      -- the feed, recovery and refunds. Never updated (a refund serialises on the named_locks
+      -- row named after the payment, not a row lock here, so no UPDATE is needed).
       ('npp_payments', 'SELECT, INSERT', '{}', ''),
       ('payto_payments', 'SELECT, INSERT', '{}', ''),
       ('credit_rejections', 'SELECT, INSERT', '{}', ''),
@@ -186,30 +191,50 @@ BEGIN
       -- them (handled_*); the prune clears a handled row's body and headers (pruned_at). The
       -- reasons, digest and event stay as received.
       ('quarantined_deliveries', 'SELECT, INSERT', '{handled_at,handling,handled_note,raw_body,headers,pruned_at}', ''),
-      -- The feed's outbox: inserted by the store statement; the assigner numbers positions, the
-      -- relay claims (FOR UPDATE SKIP LOCKED) and records attempts, `npm run feed -- redrive`
-      -- resets dead letters: all UPDATEs (of the whole row's relay state). DELETE: the prune
-      -- removes events sent longer ago than RETENTION_FEED_DAYS.
-      ('feed_events', 'SELECT, INSERT, UPDATE, DELETE', '{}', ''),
+      -- The feed's outbox: inserted by the store statement; the assigner numbers positions
+      -- (position), the relay claims (FOR UPDATE SKIP LOCKED) and records attempts, `npm run
+      -- feed -- redrive` resets dead letters, `start-after` marks events sent: UPDATE of the
+      -- relay state only. The event itself (type, key, delivery, created_at) never changes. No
+      -- DELETE: the prune removes sent events past RETENTION_FEED_DAYS through
+      -- prune_sent_feed_events() (functions, below), which checks they were sent.
+      ('feed_events', 'SELECT, INSERT',
+        '{position,relay_state,attempts,first_attempt_at,next_attempt_at,claimed_by,claimed_until,'
+        'last_error,sent_at,dead_at}', ''),
       -- One row, made by its migration: the relays read it, `npm run feed -- pause|resume` sets it.
-      ('feed_relay_control', 'SELECT, UPDATE', '{}', ''),
+      ('feed_relay_control', 'SELECT', '{paused,reason,changed_at}', ''),
       -- Recovery's record: each resend asked for (inserted, then its answer), each run (inserted
       -- when it starts, completed when it ends), unreadable report rows (upserted: counted when
       -- seen again); DELETE by the prune, past RETENTION_RECOVERY_DAYS.
       ('recovery_attempts', 'SELECT, INSERT, UPDATE, DELETE', '{}', ''),
       ('recovery_runs', 'SELECT, INSERT, UPDATE, DELETE', '{}', ''),
       ('recovery_row_problems', 'SELECT, INSERT, UPDATE, DELETE', '{}', ''),
-      -- PayTo receipts no webhook brought: upserted by reconciliation, resolved. Never deleted.
-      ('payto_unmatched_receipts', 'SELECT, INSERT, UPDATE', '{}', ''),
+      -- PayTo receipts no webhook brought: upserted by reconciliation (seen again: last_seen_at,
+      -- report_row, reopened), resolved (resolved_at). Never deleted.
+      ('payto_unmatched_receipts', 'SELECT, INSERT', '{last_seen_at,report_row,resolved_at}', ''),
       -- Claims, not records, so DELETE: the recovery and retention leases are taken (upsert),
       -- renewed and released (deleted); a day's reading position is upserted and deleted once
       -- the day's report has been read to its end (or by the prune).
       ('recovery_leases', 'SELECT, INSERT, UPDATE, DELETE', '{}', ''),
       ('recovery_progress', 'SELECT, INSERT, UPDATE, DELETE', '{}', ''),
-      -- Refunds: reserved (INSERT) before the call, the outcome recorded (UPDATE, and the row
-      -- locked FOR UPDATE by a resumed run); a reservation whose request never left the process
-      -- is deleted (only `pending` with 0 attempts, by the code).
-      ('refunds', 'SELECT, INSERT, UPDATE, DELETE', '{}', ''),
+      -- Refunds: reserved (INSERT) before the call, the outcome recorded (UPDATE of the outcome's
+      -- columns only, and the row locked FOR UPDATE by a resumed run). The amount, payment,
+      -- references and request time never change. No DELETE: a reservation whose request never
+      -- left the process goes through drop_unsent_refund() (functions, below), which deletes
+      -- only a `pending` refund never attempted. (An operator's resolution of a refund in doubt
+      -- runs as the owner or a person's own role, not the service: its columns are not here.)
+      ('refunds', 'SELECT, INSERT',
+        '{state,completed_at,attempts,refund_transaction_id,fee_amount_excluding_gst,'
+        'fee_amount_including_gst,fee_amount_gst_component,http_status,provider_status,'
+        'status_description,dialect}', ''),
+      -- Locks only the service may hold (src/lib/database/named-locks.ts): the feed assigner,
+      -- a refund's sender, a payment being refunded. A lock is the row locked FOR UPDATE, which
+      -- needs UPDATE on one column (created_at; the code never sets it); a new name is inserted.
+      -- The feed reader gets nothing, so it cannot take one (advisory locks, used before, need
+      -- no privilege at all).
+      ('named_locks', 'SELECT, INSERT', '{created_at}', ''),
+      -- The key that signs `feed_positions` notifications: read by the service only, so no
+      -- other role can write a payload the service trusts. Never written after its migration.
+      ('feed_notification_key', 'SELECT', '{}', ''),
       -- Kysely's bookkeeping: the receiver with MIGRATE_ON_START=false reads which migrations
       -- are applied and exits 2 if one it knows is missing; `npm run feed` and `quarantine` run
       -- the migrator, which with nothing pending only reads both. Only the owner writes them.
@@ -240,6 +265,24 @@ BEGIN
     IF relation.reader_privileges <> '' THEN
       EXECUTE format('GRANT %s ON TABLE public.%I TO %I', relation.reader_privileges, relation.name, reader_role);
     END IF;
+  END LOOP;
+
+  ------------------------------------------------------------------------------------------
+  -- 7. Functions that delete on the receiver's behalf (SECURITY DEFINER: they run with the
+  --    owner's rights, and check in the deleting statement what the code checks). EXECUTE for
+  --    the receiver only; every other function keeps Postgres' default (see 5).
+  ------------------------------------------------------------------------------------------
+  FOR routine IN
+    SELECT to_regprocedure('public.' || r.signature) AS oid FROM (VALUES
+      -- A refund reservation whose request never left the process: `pending`, 0 attempts.
+      ('drop_unsent_refund(text)'),
+      -- The retention's batch of feed events: sent, before the cutoff and a day ago, a prefix.
+      ('prune_sent_feed_events(bigint, timestamptz, integer)')
+    ) AS r(signature)
+  LOOP
+    CONTINUE WHEN routine.oid IS NULL;
+    EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC, %I, %I', routine.oid::regprocedure, receiver_role, reader_role);
+    EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %I', routine.oid::regprocedure, receiver_role);
   END LOOP;
 END
 $roles$;

@@ -284,7 +284,7 @@ describe('least-privilege roles (deploy/sql/roles.sql)', () => {
         const command = await runCommand('feed', args, asReceiver);
         expect(command.code, command.output).toBe(0);
       }
-      // A refund (advisory lock, payment row lock, reservation, outcome). An NPP payment may be
+      // A refund (its sender lock and the payment lock, rows of named_locks; reservation; outcome). An NPP payment may be
       // refunded 5 minutes after receipt: both clocks are moved past that (the stored row's
       // received_at by the administrator: test set-up, not the role).
       await asAdmin((c) =>
@@ -400,6 +400,12 @@ describe('least-privilege roles (deploy/sql/roles.sql)', () => {
       "INSERT INTO kysely_migration (name, timestamp) VALUES ('x', 'y')",
       'DELETE FROM kysely_migration',
       'INSERT INTO feed_relay_control DEFAULT VALUES',
+      // Issue 24, item 9: what the code never does to refunds and feed events.
+      'UPDATE refunds SET amount = amount',
+      'UPDATE refunds SET resolved_by = resolved_by',
+      'DELETE FROM refunds',
+      'DELETE FROM feed_events',
+      'UPDATE feed_events SET business_key = business_key',
     ];
     expect(await outcomes('receiver', refused)).toEqual(
       Object.fromEntries(refused.map((statement) => [statement, INSUFFICIENT_PRIVILEGE])),
@@ -441,21 +447,32 @@ describe('least-privilege roles (deploy/sql/roles.sql)', () => {
         }),
         conflicts: 'INSERT, SELECT',
         quarantined_deliveries: 'INSERT, SELECT',
-        feed_events: 'DELETE, INSERT, SELECT, UPDATE',
-        feed_relay_control: 'SELECT, UPDATE',
+        // Narrowed on purpose (issue 24, item 9): UPDATE on the columns the code sets (below),
+        // and deletes of refunds and feed events only through the checking functions.
+        feed_events: 'INSERT, SELECT',
+        feed_relay_control: 'SELECT',
         recovery_attempts: 'DELETE, INSERT, SELECT, UPDATE',
         recovery_runs: 'DELETE, INSERT, SELECT, UPDATE',
         recovery_row_problems: 'DELETE, INSERT, SELECT, UPDATE',
-        payto_unmatched_receipts: 'INSERT, SELECT, UPDATE',
+        payto_unmatched_receipts: 'INSERT, SELECT',
         recovery_leases: 'DELETE, INSERT, SELECT, UPDATE',
         recovery_progress: 'DELETE, INSERT, SELECT, UPDATE',
-        refunds: 'DELETE, INSERT, SELECT, UPDATE',
+        refunds: 'INSERT, SELECT',
+        named_locks: 'INSERT, SELECT',
+        feed_notification_key: 'SELECT',
         kysely_migration: 'SELECT',
         kysely_migration_lock: 'SELECT',
       },
       updatableColumns: {
         quarantined_deliveries: `handled_at, handled_note, handling${retention ? ', headers, pruned_at, raw_body' : ''}`,
         ...(retention && { webhook_deliveries: 'headers, payload, pruned_at, raw_body' }),
+        feed_events:
+          'attempts, claimed_by, claimed_until, dead_at, first_attempt_at, last_error, next_attempt_at, position, relay_state, sent_at',
+        feed_relay_control: 'changed_at, paused, reason',
+        payto_unmatched_receipts: 'last_seen_at, report_row, resolved_at',
+        refunds:
+          'attempts, completed_at, dialect, fee_amount_excluding_gst, fee_amount_gst_component, fee_amount_including_gst, http_status, provider_status, refund_transaction_id, state, status_description',
+        named_locks: 'created_at',
       },
     });
   });

@@ -263,25 +263,13 @@ export const feedEventsStep: PruneStep = {
   action: 'deleted',
   cutoff: (c) => c.feed,
   start: ['0'],
+  // Through prune_sent_feed_events() (migrations/2026-11-28T02-…): the runtime role has no
+  // DELETE on feed_events, and the function deletes only sent events older than both this
+  // cutoff and a day, as a prefix of the feed from `after` (issue 24, item 9).
   statement(ctx, [after], limit) {
     return sql`
-        WITH head AS (
-          SELECT id, position,
-            coalesce(relay_state = 'sent' AND sent_at < ${required(ctx.cutoffs.feed)}::timestamptz,
-              false) AS old
-          FROM feed_events
-          WHERE position > ${after}::bigint
-          ORDER BY position
-          LIMIT ${limit}
-        ),
-        stop AS (SELECT min(position) AS position FROM head WHERE NOT old),
-        gone AS (
-          DELETE FROM feed_events e USING head
-          WHERE e.id = head.id AND head.old AND e.relay_state = 'sent'
-            AND head.position < coalesce((SELECT position FROM stop), 9223372036854775807)
-          RETURNING e.position
-        )
-        SELECT count(*)::int AS n, max(position)::text AS last FROM gone`;
+        SELECT n, last FROM prune_sent_feed_events(${after}::bigint,
+          ${required(ctx.cutoffs.feed)}::timestamptz, ${limit}::int)`;
   },
   async batch(db, ctx, cursor, limit) {
     const [after] = cursor;

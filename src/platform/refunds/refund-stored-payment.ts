@@ -130,7 +130,7 @@ async function reserveAndSend(
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;
     if (neverSent(error)) {
-      if (!resumed) await dropUnsentRefund(deps.db, refund.unique_reference);
+      if (!resumed) await dropUnsentRefund(deps.db, refund.caller_reference);
       throw error;
     }
     // A resumed row (unknown, or pending left by a run that died) may have been paid by an

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
 import type { Database } from '../../lib/database/database.ts';
+import { namedLock } from '../../lib/database/named-locks.ts';
 import type { ProviderDb, ProviderTables, RefundState, RefundsTable } from '../storage/tables.ts';
 
 /**
@@ -21,17 +22,17 @@ export type RefundRow = Selectable<RefundsTable>;
 type Tx = Transaction<Database & ProviderTables>;
 
 /**
- * Locks and reads the stored payment (NPP first, then PayTo). The lock is a transaction-scoped
- * advisory lock named after the payment, not `FOR UPDATE`: the typed rows are never updated, and
- * a row lock would need UPDATE on them, which the runtime role should not have.
+ * Locks and reads the stored payment (NPP first, then PayTo). The lock is the row
+ * `payment:<transaction id>` of `named_locks` for the rest of the transaction, not `FOR UPDATE`
+ * on the payment: the typed rows are never updated, and a row lock there would need UPDATE on
+ * them, which the runtime role should not have. Nor an advisory lock: any role that connects
+ * could hold that one, the read-only feed role included (issue 24, item 8).
  */
 export async function lockPayment(
   tx: Tx,
   transactionId: string,
 ): Promise<StoredPayment | undefined> {
-  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`payment:${transactionId}`}, 0))`.execute(
-    tx,
-  );
+  await namedLock(tx, `payment:${transactionId}`);
   for (const [table, event] of [
     ['npp_payments', 'NPPReceivePayment'],
     ['payto_payments', 'PayToReceivePayment'],
@@ -94,14 +95,13 @@ export async function lastAnsweredDialect(
   return row?.dialect ?? undefined;
 }
 
-/** A reservation whose request never left this process (no credentials, say): nothing to keep. */
-export async function dropUnsentRefund(db: ProviderDb, uniqueReference: string): Promise<void> {
-  await db
-    .deleteFrom('refunds')
-    .where('unique_reference', '=', uniqueReference)
-    .where('state', '=', 'pending')
-    .where('attempts', '=', 0)
-    .execute();
+/**
+ * A reservation whose request never left this process (no credentials, say): nothing to keep.
+ * Through `drop_unsent_refund()` (migrations/2026-11-28T02-…), which deletes only a `pending`
+ * refund never attempted: the runtime role has no DELETE on refunds (issue 24, item 9).
+ */
+export async function dropUnsentRefund(db: ProviderDb, callerReference: string): Promise<void> {
+  await sql`SELECT drop_unsent_refund(${callerReference})`.execute(db);
 }
 
 export async function insertPendingRefund(
