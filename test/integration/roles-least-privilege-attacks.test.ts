@@ -6,6 +6,7 @@ import { assignPositions, ASSIGNER_LOCK_KEY } from '../../src/feed/assigner.ts';
 import { createFeedNotifier } from '../../src/feed/feed-notifier.ts';
 import { tryLockRefund } from '../../src/platform/refunds/refund-sender-lock.ts';
 import { dropUnsentRefund, lockPayment } from '../../src/platform/refunds/refunds-repository.ts';
+import { resolveRefund } from '../../src/platform/refunds/resolve-refund.ts';
 import { feedEventsStep } from '../../src/operations/retention/prune-steps.ts';
 import { withProviderTables } from '../../src/platform/storage/tables.ts';
 import {
@@ -271,5 +272,45 @@ describe('the runtime role writes refunds and feed events only as the code does 
       'SELECT position::int FROM feed_events WHERE position <= 3 ORDER BY 1',
     );
     expect(positions.rows.map((r) => r.position)).toEqual([2, 3]);
+  });
+
+  it('when an operator runs refund-resolve under the receiver role, then it is told to use the owner role and the refund stays in doubt; under the owner it is recorded', async () => {
+    await admin(
+      `INSERT INTO refunds (unique_reference, caller_reference, transaction_id, payment_event,
+         amount, state, requested_at, attempts)
+       VALUES ('rf-doubt', 'order-doubt', 'TX-DOUBT', 'NPPReceivePayment', 40, 'unknown', now(), 2)`,
+    );
+    const resolution = {
+      callerReference: 'order-doubt',
+      outcome: 'not-paid',
+      by: 'ops',
+      evidence: 'ticket 7',
+    } as const;
+    const asService = await resolveRefund(
+      { db: withProviderTables(receiver), logger: createLogger('silent'), now: () => new Date() },
+      resolution,
+    );
+    expect(asService).toMatchObject({
+      resolved: false,
+      reason: expect.stringMatching(/owner role/),
+    });
+    const held = await admin(
+      "SELECT state, resolved_by FROM refunds WHERE caller_reference = 'order-doubt'",
+    );
+    expect(held.rows).toEqual([{ state: 'unknown', resolved_by: null }]);
+
+    const owner = createDatabase({ url: roles.url('owner'), poolMax: 2 });
+    try {
+      const asOwner = await resolveRefund(
+        { db: withProviderTables(owner), logger: createLogger('silent'), now: () => new Date() },
+        resolution,
+      );
+      expect(asOwner).toMatchObject({
+        resolved: true,
+        refund: { state: 'failed', resolved_by: 'ops' },
+      });
+    } finally {
+      await owner.destroy();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import type { Logger } from '../../lib/logger.ts';
 import { moneyText } from '../../lib/decimal-money.ts';
+import { sqlState } from '../../lib/database/database-errors.ts';
 import type { ProviderDb } from '../storage/tables.ts';
 import { IN_DOUBT, type RefundRow } from './refunds-repository.ts';
 import { tryLockRefund } from './refund-sender-lock.ts';
@@ -50,20 +51,14 @@ export async function resolveRefund(
     }
     const paid = resolution.outcome === 'paid';
     const now = deps.now();
-    const updated = await deps.db
-      .updateTable('refunds')
-      .set({
-        state: paid ? 'succeeded' : 'failed',
-        completed_at: now,
-        resolved_by: resolution.by,
-        resolved_at: now,
-        resolution_evidence: resolution.evidence,
-      })
-      .where('unique_reference', '=', row.unique_reference)
-      .where('state', '=', row.state)
-      .where('attempts', '=', row.attempts)
-      .returningAll()
-      .executeTakeFirst();
+    const updated = await recordResolution(deps.db, row, {
+      state: paid ? 'succeeded' : 'failed',
+      completed_at: now,
+      resolved_by: resolution.by,
+      resolved_at: now,
+      resolution_evidence: resolution.evidence,
+    });
+    if (updated === 'not-allowed') return { resolved: false, reason: SERVICE_ROLE, refund: row };
     if (!updated) {
       return { resolved: false, reason: 'the refund changed while this ran: read it again' };
     }
@@ -79,5 +74,40 @@ export async function resolveRefund(
     return { resolved: true, refund: updated };
   } finally {
     await lock.release();
+  }
+}
+
+/**
+ * The service's own database role may update only the columns the service sets (roles.sql), so
+ * it cannot put a name and evidence on a refund: a decision about money is a person's, made
+ * under the owner's or their own role. Said plainly rather than as a bare 42501.
+ */
+const SERVICE_ROLE =
+  'this database role may not record a resolution (resolved_by, resolved_at, resolution_evidence): ' +
+  'run refund-resolve with DATABASE_URL set to the owner role or your own (docs/runbooks/refund-unknown.md)';
+
+async function recordResolution(
+  db: ProviderDb,
+  row: RefundRow,
+  outcome: {
+    state: 'succeeded' | 'failed';
+    completed_at: Date;
+    resolved_by: string;
+    resolved_at: Date;
+    resolution_evidence: string;
+  },
+): Promise<RefundRow | undefined | 'not-allowed'> {
+  try {
+    return await db
+      .updateTable('refunds')
+      .set(outcome)
+      .where('unique_reference', '=', row.unique_reference)
+      .where('state', '=', row.state)
+      .where('attempts', '=', row.attempts)
+      .returningAll()
+      .executeTakeFirst();
+  } catch (error) {
+    if (sqlState(error) === '42501') return 'not-allowed';
+    throw error;
   }
 }
