@@ -2,7 +2,7 @@
 # The alert rules' own checks: promtool's syntax check of deploy/prometheus/alerts.yml and its
 # unit tests (deploy/prometheus/alerts.test.yml), with promtool installed when missing
 # (tools/ci/install-promtool.sh). That every metric the rules name is served by a real receiver
-# is checked by `npm test` (test/integration/observability-metrics.test.ts).
+# is checked by `npm test` (test/integration/operations/observability-metrics.test.ts).
 #
 # Exit 0: both passed. Exit 3: promtool could not be had (skipped, not passed). Otherwise
 # promtool's own exit status.
