@@ -23,13 +23,13 @@ export default defineConfig({
       reportsDirectory: 'coverage', // git-, prettier- and eslint-ignored
       // The floor of what the suite reaches (on the machine's Postgres, as CI measures it): a run
       // below any of them fails. Only ever raised, to the new floor when the tests reach more;
-      // never lowered to let a change through. Reached when last raised: lines 85.26 %,
-      // statements 84.4 %, functions 84.14 %, branches 80.57 %.
+      // never lowered to let a change through. Reached when last raised: lines 86.51 %,
+      // statements 85.67 %, functions 85.89 %, branches 81.77 %.
       thresholds: {
-        lines: 85,
-        statements: 84,
-        functions: 84,
-        branches: 80,
+        lines: 86,
+        statements: 85,
+        functions: 85,
+        branches: 81,
       },
     },
   },
