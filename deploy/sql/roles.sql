@@ -214,6 +214,9 @@ BEGIN
       -- Claims, not records, so DELETE: the recovery and retention leases are taken (upsert),
       -- renewed and released (deleted); a day's reading position is upserted and deleted once
       -- the day's report has been read to its end (or by the prune).
+      ('leases', 'SELECT, INSERT, UPDATE, DELETE', '{}', ''),
+      -- The same table under its name before 2026-11-29T00: a view for instances still running
+      -- the code from before that migration during a rolling upgrade.
       ('recovery_leases', 'SELECT, INSERT, UPDATE, DELETE', '{}', ''),
       ('recovery_progress', 'SELECT, INSERT, UPDATE, DELETE', '{}', ''),
       -- Refunds: reserved (INSERT) before the call, the outcome recorded (UPDATE of the outcome's

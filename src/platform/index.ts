@@ -6,6 +6,5 @@
 
 export { PROVIDER_COMMANDS } from './cli/commands.ts';
 export { runCli } from './cli/run-cli.ts';
-export { type Lease, type LeaseOptions, withLease } from './recovery/lease.ts';
 export { runRecoverCli } from './recovery/recover-cli.ts';
 export { startScheduledRecovery } from './recovery/scheduled-recovery.ts';

@@ -5,7 +5,7 @@ import {
   type OperatorIo,
 } from '../../lib/command-options.ts';
 import { withOperatorDatabase } from '../../lib/database/operator-database.ts';
-import { withLease } from '../../platform/index.ts';
+import { withLease } from '../../lib/database/lease.ts';
 import { RETENTION_LEASE, runPrune, type PruneSummary } from './prune.ts';
 
 export const PRUNE_USAGE = `usage: npm run prune -- [--dry-run] [--max-batches N] [--max-seconds S]

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Config } from '../../lib/config.ts';
-import type { Lease } from '../../platform/index.ts';
+import type { Lease } from '../../lib/database/lease.ts';
 import type { Db } from '../../lib/database/database.ts';
 import {
   PRUNE_STEPS,

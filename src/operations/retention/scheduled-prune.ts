@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client';
 import type { Config } from '../../lib/config.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { withLease, type LeaseOptions } from '../../platform/index.ts';
+import { withLease, type LeaseOptions } from '../../lib/database/lease.ts';
 import type { Db } from '../../lib/database/database.ts';
 import { scheduleRuns, type ScheduledRuns } from '../../lib/scheduled-runs.ts';
 import { RETENTION_LEASE, runPrune, type PruneOptions, type PruneSummary } from './prune.ts';
@@ -9,7 +9,7 @@ import { createPruneMetrics, type PruneMetrics } from './prune-metrics.ts';
 
 /**
  * The service's scheduled prune: every instance ticks every RETENTION_INTERVAL_MS, but only one
- * at a time prunes (the `retention` lease in recovery_leases; the others skip that tick). The
+ * at a time prunes (the `retention` lease in leases; the others skip that tick). The
  * schedule itself (jitter, skip, crash, stop) is src/lib/scheduled-runs.ts; stopping it stops a
  * run in progress after its current batch.
  */

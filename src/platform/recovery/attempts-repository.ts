@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { ProviderDb } from '../storage/tables.ts';
-import type { Lease } from './lease.ts';
+import type { Lease } from '../../lib/database/lease.ts';
 import type { LastResend } from './resend-decision.ts';
 import { storableText } from './row-problems.ts';
 
@@ -119,7 +119,7 @@ export function createAttemptsRepository(db: ProviderDb) {
       }
       const { rows } = await sql<{ id: string }>`
         WITH held AS (
-          UPDATE recovery_leases
+          UPDATE leases
              SET expires_at = greatest(expires_at,
                    clock_timestamp() + ${lease.ttlMs}::float8 * interval '1 millisecond')
            WHERE name = ${lease.name} AND holder = ${lease.holder}

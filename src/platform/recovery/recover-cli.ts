@@ -10,7 +10,8 @@ import { providerClientFromConfig } from '../client/client-from-config.ts';
 import { DEFAULT_MAX_PAGES } from '../client/report-pages.ts';
 import { todayAndYesterday } from '../../lib/sydney-time.ts';
 import { withProviderTables } from '../storage/tables.ts';
-import { RECOVERY_LEASE, withLease } from './lease.ts';
+import { withLease } from '../../lib/database/lease.ts';
+import { RECOVERY_LEASE } from './recovery-scheduler.ts';
 import { DEFAULT_RESEND_POLICY } from './resend-missing.ts';
 import { runRecovery, type RecoverySummary } from './run-recovery.ts';
 

@@ -1,13 +1,16 @@
 import type { Logger } from '../../lib/logger.ts';
 import type { Db } from '../../lib/database/database.ts';
 import { scheduleRuns, type ScheduledRuns } from '../../lib/scheduled-runs.ts';
-import { RECOVERY_LEASE, withLease, type Lease, type LeaseOptions } from './lease.ts';
+import { withLease, type Lease, type LeaseOptions } from '../../lib/database/lease.ts';
 import type { RecoveryMetrics } from './recovery-metrics.ts';
 import type { RecoverySummary } from './run-recovery.ts';
 
+/** The lease recovery runs under, scheduled or by `npm run recover`. */
+export const RECOVERY_LEASE = 'recovery';
+
 /**
  * Runs recovery every `intervalMs` on every instance, but only one at a time across all of
- * them (the `recovery_leases` lease, see lease.ts; the others skip that tick), the first time
+ * them (the `recovery` lease, see src/lib/database/lease.ts; the others skip that tick), the first time
  * no sooner than one interval after start. The schedule
  * itself (jitter, skip, crash, stop) is src/lib/scheduled-runs.ts.
  */

@@ -1,6 +1,6 @@
 import type { PageRange, ReportPage } from '../client/report-pages.ts';
 import type { ReportKind } from '../storage/tables.ts';
-import { LeaseLostError, type Lease } from './lease.ts';
+import { LeaseLostError, type Lease } from '../../lib/database/lease.ts';
 import type { RowProblemsRepository } from './row-problems.ts';
 import type { RunsRepository } from './runs-repository.ts';
 

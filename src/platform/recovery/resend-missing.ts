@@ -7,7 +7,7 @@ import {
   type ReportedNotification,
 } from '../client/responses/subscriptions.ts';
 import type { AttemptHistory, AttemptsRepository } from './attempts-repository.ts';
-import { LeaseLostError, type Lease } from './lease.ts';
+import { LeaseLostError, type Lease } from '../../lib/database/lease.ts';
 import { decideResend } from './resend-decision.ts';
 import { readReportInPages, type ReportReading, type RunContext } from './report-reading.ts';
 import type { RowProblem } from './row-problems.ts';

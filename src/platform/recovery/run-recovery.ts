@@ -4,7 +4,7 @@ import { ProviderError } from '../client/protocol/provider-error.ts';
 import { DEFAULT_MAX_PAGES, DEFAULT_PAGE_SIZE } from '../client/report-pages.ts';
 import type { ProviderDb, ReportKind } from '../storage/tables.ts';
 import { createAttemptsRepository } from './attempts-repository.ts';
-import { LeaseLostError, type Lease } from './lease.ts';
+import { LeaseLostError, type Lease } from '../../lib/database/lease.ts';
 import { createPaytoRepository } from './payto-repository.ts';
 import { emptyPaytoTally, reconcilePayto, type PaytoTally } from './reconcile-payto.ts';
 import { newReading, type ReportReading, type RunContext } from './report-reading.ts';

@@ -45,13 +45,6 @@ export interface RecoveryRunsTable {
 
 export type ReportKind = 'delivery' | 'payto';
 
-export interface RecoveryLeasesTable {
-  name: string;
-  holder: string;
-  acquired_at: Timestamptz;
-  expires_at: Timestamptz;
-}
-
 export interface RecoveryProgressTable {
   report_day: string;
   report_kind: ReportKind;
@@ -119,7 +112,6 @@ export interface RefundsTable {
 export interface ProviderTables {
   recovery_attempts: RecoveryAttemptsTable;
   recovery_runs: RecoveryRunsTable;
-  recovery_leases: RecoveryLeasesTable;
   recovery_progress: RecoveryProgressTable;
   recovery_row_problems: RecoveryRowProblemsTable;
   payto_unmatched_receipts: PaytoUnmatchedReceiptsTable;

@@ -455,6 +455,8 @@ describe('least-privilege roles (deploy/sql/roles.sql)', () => {
         recovery_runs: 'DELETE, INSERT, SELECT, UPDATE',
         recovery_row_problems: 'DELETE, INSERT, SELECT, UPDATE',
         payto_unmatched_receipts: 'INSERT, SELECT',
+        leases: 'DELETE, INSERT, SELECT, UPDATE',
+        // The view that keeps the old name for code from before 2026-11-29T00 (rolling upgrade).
         recovery_leases: 'DELETE, INSERT, SELECT, UPDATE',
         recovery_progress: 'DELETE, INSERT, SELECT, UPDATE',
         refunds: 'INSERT, SELECT',

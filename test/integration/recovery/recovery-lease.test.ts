@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createLogger } from '../../../src/lib/logger.ts';
 import { createProviderClient } from '../../../src/platform/client/provider-client.ts';
 import { withProviderTables } from '../../../src/platform/storage/tables.ts';
-import type { Lease, LeaseOptions } from '../../../src/platform/recovery/lease.ts';
+import type { Lease, LeaseOptions } from '../../../src/lib/database/lease.ts';
 import { createRecoveryMetrics } from '../../../src/platform/recovery/recovery-metrics.ts';
 import { createRecoveryScheduler } from '../../../src/platform/recovery/recovery-scheduler.ts';
 import { runRecovery, type RecoverySummary } from '../../../src/platform/recovery/run-recovery.ts';
@@ -38,7 +38,7 @@ afterAll(async () => {
 });
 beforeEach(() =>
   database.query(
-    'TRUNCATE recovery_attempts, recovery_runs, recovery_leases, recovery_row_problems, recovery_progress CASCADE',
+    'TRUNCATE recovery_attempts, recovery_runs, leases, recovery_row_problems, recovery_progress CASCADE',
   ),
 );
 afterEach(async () => {
@@ -149,7 +149,7 @@ describe('recovery lease across instances', () => {
     expect(platform.resends).toEqual(['1', '2', '3']);
     expect(a.runs[0]).toMatchObject({ ok: true, notifications: { resent: 3 } });
     // Released at the end: the next tick anywhere runs (and finds nothing to resend yet).
-    expect(await database.count('recovery_leases')).toBe(0);
+    expect(await database.count('leases')).toBe(0);
     expect(await b.scheduler.tick()).toBe('ran');
     expect(platform.resends).toHaveLength(3);
   });
@@ -160,7 +160,7 @@ describe('recovery lease across instances', () => {
     const first = a.scheduler.tick();
     await until(() => platform.resends.length === 1);
     await database.query(
-      `UPDATE recovery_leases SET holder = 'intruder', expires_at = now() + interval '1 hour'`,
+      `UPDATE leases SET holder = 'intruder', expires_at = now() + interval '1 hour'`,
     );
     platform.release();
     expect(await first).toBe('ran');
@@ -173,7 +173,7 @@ describe('recovery lease across instances', () => {
     );
     expect(run).toMatchObject({ ok: false, summary: { leaseLost: true } });
     // The run did not release a lease it no longer holds.
-    expect(await database.query('SELECT holder FROM recovery_leases')).toEqual([
+    expect(await database.query('SELECT holder FROM leases')).toEqual([
       { holder: 'intruder' },
     ]);
     expect(await instance('recovery-lease-d', platform).scheduler.tick()).toBe('skipped');
@@ -192,11 +192,11 @@ describe('recovery lease across instances', () => {
 
     // A holder that died leaves its row; it is free once expired, not before.
     await database.query(
-      `INSERT INTO recovery_leases (name, holder, acquired_at, expires_at)
+      `INSERT INTO leases (name, holder, acquired_at, expires_at)
        VALUES ('recovery', 'dead', now(), now() + interval '1 hour')`,
     );
     expect(await b.scheduler.tick()).toBe('skipped');
-    await database.query(`UPDATE recovery_leases SET expires_at = now() - interval '1 second'`);
+    await database.query(`UPDATE leases SET expires_at = now() - interval '1 second'`);
     expect(await b.scheduler.tick()).toBe('ran');
   });
 });

@@ -30,7 +30,7 @@ afterAll(() => database?.drop());
 beforeEach(() =>
   database.query(
     `TRUNCATE webhook_deliveries, quarantined_deliveries, recovery_attempts, recovery_runs,
-       payto_unmatched_receipts, recovery_row_problems, recovery_progress, recovery_leases CASCADE`,
+       payto_unmatched_receipts, recovery_row_problems, recovery_progress, leases CASCADE`,
   ),
 );
 const servers: ScriptedServer[] = [];

@@ -167,7 +167,7 @@ async function clear(): Promise<void> {
   await database.query(
     `TRUNCATE webhook_deliveries, npp_payments, payto_payments, credit_rejections, direct_credits,
        direct_credit_batches, conflicts, feed_events, quarantined_deliveries, recovery_attempts,
-       recovery_runs, recovery_row_problems, recovery_progress, recovery_leases, refunds CASCADE`,
+       recovery_runs, recovery_row_problems, recovery_progress, leases, refunds CASCADE`,
   );
   await database.query('UPDATE feed_relay_control SET paused = false');
 }

@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/lib/logger.ts';
-import { withLease } from '../../../src/platform/recovery/lease.ts';
+import { withLease } from '../../../src/lib/database/lease.ts';
 import {
   RETENTION_LEASE,
   runPrune,
@@ -44,7 +44,7 @@ const RAW_ONLY = {
 /** `n` unmodelled deliveries received 100 days ago, each with its event sent 40 days ago. */
 async function seed(n: number): Promise<void> {
   await database.query(
-    `TRUNCATE webhook_deliveries, feed_events, recovery_leases, quarantined_deliveries CASCADE`,
+    `TRUNCATE webhook_deliveries, feed_events, leases, quarantined_deliveries CASCADE`,
   );
   await database.query(
     `INSERT INTO webhook_deliveries (webhook_id, event_name, modelled, received_at, body_sha256,

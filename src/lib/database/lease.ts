@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { sql } from 'kysely';
-import { withProviderTables } from '../storage/tables.ts';
-import type { Db } from '../../lib/database/database.ts';
+import type { ColumnType, Kysely } from 'kysely';
+import type { Db } from './database.ts';
 
 /**
- * Who may run recovery now, across every instance and `npm run recover`: a row in
- * `recovery_leases` with a holder and an expiry. It is taken only when free or expired
+ * Who may run a piece of work now, across every instance and the operator commands (recovery,
+ * `npm run recover`, the scheduled and commanded prune): a row in `leases` (migration
+ * 2026-11-29T00; `recovery_leases` before it) with a name, a holder and an expiry. It is taken only when free or expired
  * (`INSERT ... ON CONFLICT DO UPDATE ... WHERE expires_at < clock_timestamp()`, atomic on the
  * row), renewed while the work goes on, and deleted when it ends. An instance that dies leaves
  * it to expire (`ttlMs`, one minute by default).
@@ -21,7 +22,15 @@ import type { Db } from '../../lib/database/database.ts';
  *
  * Time is the database's (`clock_timestamp()`), never an instance's clock.
  */
-export const RECOVERY_LEASE = 'recovery';
+/** The `leases` table, typed here beside its one user rather than with the receiver's tables. */
+export interface LeasesTable {
+  name: string;
+  holder: string;
+  acquired_at: ColumnType<Date, Date, Date>;
+  expires_at: ColumnType<Date, Date, Date>;
+}
+
+type LeaseDb = Kysely<{ leases: LeasesTable }>;
 
 export interface LeaseOptions {
   /** How long the lease lasts unrenewed (default 60 s). */
@@ -68,21 +77,21 @@ export async function withLease<T>(
   work: (lease: Lease) => Promise<T>,
   options: LeaseOptions = {},
 ): Promise<LeaseOutcome<T>> {
-  const db = withProviderTables(database);
+  const db = database as unknown as LeaseDb;
   const ttlMs = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
   const holder = `${options.holderPrefix ?? `${hostname()}:${process.pid}`}:${randomUUID()}`;
   const { rows } = await sql<{ holder: string }>`
-    INSERT INTO recovery_leases (name, holder, acquired_at, expires_at)
+    INSERT INTO leases (name, holder, acquired_at, expires_at)
     VALUES (${name}, ${holder}, clock_timestamp(),
             clock_timestamp() + ${ttlMs}::float8 * interval '1 millisecond')
     ON CONFLICT (name) DO UPDATE
       SET holder = excluded.holder, acquired_at = excluded.acquired_at,
           expires_at = excluded.expires_at
-      WHERE recovery_leases.expires_at < clock_timestamp()
+      WHERE leases.expires_at < clock_timestamp()
     RETURNING holder`.execute(db);
   if (rows[0]?.holder !== holder) {
     const current = await db
-      .selectFrom('recovery_leases')
+      .selectFrom('leases')
       .select(['holder', 'expires_at'])
       .where('name', '=', name)
       .executeTakeFirst();
@@ -104,7 +113,7 @@ export async function withLease<T>(
     async renew() {
       if (lost) return false;
       const renewed = await db
-        .updateTable('recovery_leases')
+        .updateTable('leases')
         .set({
           expires_at: sql<Date>`clock_timestamp() + ${ttlMs}::float8 * interval '1 millisecond'`,
         })
@@ -136,7 +145,7 @@ export async function withLease<T>(
     await renewing;
     // Not released (the database unreachable): it expires by itself within ttlMs.
     await db
-      .deleteFrom('recovery_leases')
+      .deleteFrom('leases')
       .where('name', '=', name)
       .where('holder', '=', holder)
       .execute()
