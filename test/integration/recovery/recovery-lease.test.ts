@@ -173,9 +173,7 @@ describe('recovery lease across instances', () => {
     );
     expect(run).toMatchObject({ ok: false, summary: { leaseLost: true } });
     // The run did not release a lease it no longer holds.
-    expect(await database.query('SELECT holder FROM leases')).toEqual([
-      { holder: 'intruder' },
-    ]);
+    expect(await database.query('SELECT holder FROM leases')).toEqual([{ holder: 'intruder' }]);
     expect(await instance('recovery-lease-d', platform).scheduler.tick()).toBe('skipped');
   });
 
