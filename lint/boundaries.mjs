@@ -8,8 +8,8 @@
  *   src/lib/         generic jobs, one home each: imports only src/lib/
  *   src/receiver/    answers the platform: src/lib/ only, never feed, platform, operations, cli
  *   src/feed/        hands stored events on: the receiver (its door) and src/lib/
- *   src/platform/    the platform as a client sees it: the receiver (its door) and src/lib/
- *   src/operations/  retention and quarantine: the receiver, the platform (their doors), src/lib/
+ *   src/platform/    the platform as a client sees it: src/lib/ only (money and leases live there)
+ *   src/operations/  retention and quarantine: the receiver (its door) and src/lib/
  *   src/cli/         the one command line: composes everything above (through their doors)
  *   tools/           src/lib/ and the modules' doors; never src/cli/ or test/
  *   migrations/      nothing from the project: frozen in time
@@ -51,6 +51,21 @@ export default {
       comment: 'The feed and the platform client each build on the receiver, never on each other.',
       severity: 'error',
       from: { path: '^src/feed/' },
+      to: { path: '^src/platform/', reachable: true },
+    },
+    {
+      name: 'platform-builds-on-lib',
+      comment:
+        'The platform client needs no receiving code: money and leases are src/lib/, its tables its own.',
+      severity: 'error',
+      from: { path: '^src/platform/' },
+      to: { path: '^src/(receiver|operations)/', reachable: true },
+    },
+    {
+      name: 'operations-apart-from-platform',
+      comment: 'Operating stored data never calls the platform: the lease it shares is src/lib/.',
+      severity: 'error',
+      from: { path: '^src/operations/' },
       to: { path: '^src/platform/', reachable: true },
     },
     {

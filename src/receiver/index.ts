@@ -36,7 +36,6 @@ export {
   type TypedTableName,
 } from './events/data-contract.ts';
 export { isWellFormedEventName } from './events/event-name.ts';
-export { parseMoney } from './events/money.ts';
 export { findEventModel } from './events/registry.ts';
 export { errorHandler, notFound } from './http/errors.ts';
 export { metricsRouter } from './http/observability.ts';

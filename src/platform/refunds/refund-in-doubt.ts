@@ -1,4 +1,4 @@
-import { moneyText } from '../../lib/decimal-money.ts';
+import { moneyText } from '../../lib/money.ts';
 import type { ProviderError } from '../client/protocol/provider-error.ts';
 import type { RefundRow } from './refunds-repository.ts';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../lib/logger.ts';
-import { fromUnits, moneyText, toUnits } from '../../lib/decimal-money.ts';
+import { fromUnits, moneyText, toUnits } from '../../lib/money.ts';
 import type { ProviderClient } from '../client/provider-client.ts';
 import { ProviderError } from '../client/protocol/provider-error.ts';
 import {

@@ -1,5 +1,5 @@
 import type { Logger } from '../../lib/logger.ts';
-import { moneyText } from '../../lib/decimal-money.ts';
+import { moneyText } from '../../lib/money.ts';
 import { sqlState } from '../../lib/database/database-errors.ts';
 import type { ProviderDb } from '../storage/tables.ts';
 import { IN_DOUBT, type RefundRow } from './refunds-repository.ts';

@@ -1,5 +1,5 @@
 import type { TypedTableName } from '../../lib/database/database.ts';
-import { canonicalAmount, toUnits } from '../../lib/decimal-money.ts';
+import { canonicalAmount, toUnits } from '../../lib/money.ts';
 
 export type { TypedTableName };
 

@@ -1,7 +1,6 @@
-import { describeValue } from './describe-value.ts';
+import { describeValue } from '../../lib/describe-value.ts';
 import { createFindings } from './findings.ts';
-import { canonicalAmount, toUnits } from '../../lib/decimal-money.ts';
-import { parseMoney } from './money.ts';
+import { canonicalAmount, parseMoney, toUnits } from '../../lib/money.ts';
 import { isAbsent } from './optional-string.ts';
 import { accept, refuse, type Parsed } from './parsed.ts';
 import { DIRECT_CREDIT_DETAILS, DIRECT_CREDIT_FIELDS } from './data-contract.ts';

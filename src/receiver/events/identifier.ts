@@ -1,4 +1,4 @@
-import { describeValue } from './describe-value.ts';
+import { describeValue } from '../../lib/describe-value.ts';
 import { checkStorable } from './optional-string.ts';
 import { accept, refuse, type Parsed } from './parsed.ts';
 

@@ -1,8 +1,8 @@
 import { parseProviderDateTime } from './date-time.ts';
-import { describeValue } from './describe-value.ts';
+import { describeValue } from '../../lib/describe-value.ts';
 import type { Findings } from './findings.ts';
 import { parseIdentifier } from './identifier.ts';
-import { parseMoney } from './money.ts';
+import { parseMoney } from '../../lib/money.ts';
 import { checkStorable, isAbsent, parseText } from './optional-string.ts';
 import type { Parsed } from './parsed.ts';
 import type { FieldKind, FieldSpec } from './data-contract.ts';

@@ -67,6 +67,8 @@ describe('the boundary rules', () => {
     ['src/feed/x.ts', "import '../platform/index.ts';", 'feed-apart-from-platform'],
     ['src/platform/client/x.ts', "import '../../feed/index.ts';", 'platform-apart-from-feed'],
     ['src/operations/x.ts', "import '../feed/index.ts';", 'operations-above-feed'],
+    ['src/platform/client/x.ts', "import '../../receiver/index.ts';", 'platform-builds-on-lib'],
+    ['src/operations/x.ts', "import '../platform/index.ts';", 'operations-apart-from-platform'],
     ['src/feed/x.ts', "import '../cli/main.ts';", 'only-the-cli-composes'],
     ['src/feed/x.ts', "import '../receiver/http/app.ts';", 'through-the-door'],
     ['src/cli/x.ts', "import '../platform/client/client.ts';", 'through-the-door'],
@@ -109,7 +111,8 @@ describe('the boundary rules', () => {
   it.each([
     ['src/receiver/http/x.ts', "import '../delivery/y.ts'; import '../../lib/time.ts';"],
     ['src/feed/x.ts', "import '../receiver/index.ts'; import '../lib/time.ts';"],
-    ['src/operations/x.ts', "import '../receiver/index.ts'; import '../platform/index.ts';"],
+    ['src/operations/x.ts', "import '../receiver/index.ts'; import '../lib/time.ts';"],
+    ['src/platform/client/x.ts', "import '../../lib/time.ts';"],
     ['src/cli/x.ts', "import '../feed/index.ts'; import '../operations/index.ts';"],
     ['tools/sandbox/x.ts', "import '../../src/receiver/index.ts'; import '../common/port.ts';"],
     ['tools/sandbox/test/x.test.ts', "import '../../../src/receiver/http/app.ts';"],

@@ -1,4 +1,4 @@
-import { fromUnits, toUnits } from '../../../src/lib/decimal-money.ts';
+import { fromUnits, toUnits } from '../../../src/lib/money.ts';
 
 /**
  * Amounts are exact: decimal text in, whole cents (a safe integer) inside, decimal text out.

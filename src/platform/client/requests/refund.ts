@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Dialect } from '../protocol/dialect.ts';
-import { toUnits } from '../../../lib/decimal-money.ts';
+import { toUnits } from '../../../lib/money.ts';
 import { pattern, positiveAmount } from './rules.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseMoney } from '../../../receiver/index.ts';
+import { parseMoney } from '../../../lib/money.ts';
 
 /**
  * Building blocks for reading the platform's answers leniently. Its published reference and

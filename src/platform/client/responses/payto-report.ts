@@ -1,6 +1,6 @@
 import { CsvError, parse as parseCsv, type Options as CsvOptions } from 'csv-parse/sync';
 import { z } from 'zod';
-import { parseMoney } from '../../../receiver/index.ts';
+import { parseMoney } from '../../../lib/money.ts';
 import { lenientObject } from './lenient.ts';
 
 /**

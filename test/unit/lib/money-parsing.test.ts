@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseMoney } from '../../../../src/receiver/events/money.ts';
+import { parseMoney } from '../../../src/lib/money.ts';
 
 const EXPECTED = 'must be a number or a decimal string with at most 4 decimal places';
 

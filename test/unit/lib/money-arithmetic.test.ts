@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalAmount, fromUnits, moneyText, toUnits } from '../../../src/lib/decimal-money.ts';
+import { canonicalAmount, fromUnits, moneyText, toUnits } from '../../../src/lib/money.ts';
 
 describe('exact decimal money', () => {
   it.each([
