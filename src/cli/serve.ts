@@ -4,14 +4,15 @@ import { createApp } from '../receiver/index.ts';
 import { createCaptureWriter } from '../receiver/index.ts';
 import { startFeed } from '../feed/index.ts';
 import { ConfigError, loadConfig, type Config } from '../lib/config.ts';
-import { metricsRouter } from '../receiver/index.ts';
+import { metricsRouter } from '../lib/http/metrics-route.ts';
 import { projectDir } from '../lib/project-dir.ts';
 import { startScheduledRecovery } from '../platform/index.ts';
 import { registerMoneyStateMetrics, startScheduledPrune } from '../operations/index.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { createLogStream, type LogStream } from '../lib/log-stream.ts';
 import { createMetrics, type Metrics } from '../receiver/index.ts';
-import { listen, shutDownGracefully } from '../receiver/index.ts';
+import { listen } from '../lib/http/server.ts';
+import { stopOnSignals } from '../lib/http/shutdown.ts';
 import { environmentWith, parseStartOptions, USAGE } from './start-options.ts';
 import { assertMigrated, migrateToLatest } from '../lib/database/migrator.ts';
 import { EXIT_OK } from './exit-codes.ts';
@@ -111,7 +112,7 @@ async function serve(
     await listen(app, { port: config.port, host: config.host, timeouts, variable: 'PORT' }),
   ];
   if (config.metricsPort !== undefined) {
-    const metricsApp = express().use(metricsRouter(metrics));
+    const metricsApp = express().use(metricsRouter(metrics.registry));
     servers.push(
       await listen(metricsApp, {
         port: config.metricsPort,
@@ -166,12 +167,7 @@ async function serve(
     drainDelayMs: config.server.shutdownDrainDelayMs,
     logger,
   };
-  let stopping: Promise<void> | undefined;
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.on(signal, () => {
-      stopping ??= shutDownGracefully(plan, signal);
-    });
-  }
+  stopOnSignals(plan);
   return 'serving';
 }
 

@@ -3,7 +3,7 @@ import type { Registry } from 'prom-client';
 import type { FeedConfig } from '../lib/config.ts';
 import { errorHandler, notFound } from '../receiver/index.ts';
 import type { Logger } from '../lib/logger.ts';
-import { listen, type ReceiverServer, type ServerTimeouts } from '../receiver/index.ts';
+import { listen, type HttpServer, type ServerTimeouts } from '../lib/http/server.ts';
 import { createDatabase } from '../lib/database/database.ts';
 import { startAssigner } from './assigner.ts';
 import { createFeedMetrics } from './feed-metrics.ts';
@@ -13,7 +13,7 @@ import { startRelay } from './relay.ts';
 
 export interface RunningFeed {
   /** The GET /feed listener, when FEED_TOKEN is set (to close with the others on shutdown). */
-  servers: ReceiverServer[];
+  servers: HttpServer[];
   /** Shutdown began: long polls answer now, so the listener can close. */
   beginShutdown(): void;
   /** After the servers have closed: stops the relay (POSTs in flight finish) and the assigner. */
@@ -59,7 +59,7 @@ export async function startFeed(options: {
     ? createFeedNotifier({ url: options.databaseUrl, logger: logs })
     : undefined;
   const closing = new AbortController();
-  const servers: ReceiverServer[] = [];
+  const servers: HttpServer[] = [];
   if (config.token && notifier) {
     const app = express();
     app.disable('x-powered-by');

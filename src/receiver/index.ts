@@ -38,14 +38,7 @@ export {
 export { isWellFormedEventName } from './events/event-name.ts';
 export { findEventModel } from './events/registry.ts';
 export { errorHandler, notFound } from './http/errors.ts';
-export { metricsRouter } from './http/observability.ts';
 export { createMetrics, type Metrics } from './http/metrics.ts';
-export {
-  listen,
-  type ReceiverServer,
-  type ServerTimeouts,
-  shutDownGracefully,
-} from './http/server.ts';
 export { type FeedEventType } from './storage/feed-outbox-sql.ts';
 export { storeDeliveries } from './storage/store-deliveries.ts';
 export { checkKeyUrl, DEFAULT_MAX_KEY_BYTES, fetchSigningKey } from './verification/key-fetch.ts';

@@ -9,7 +9,7 @@ import { createSecretMatcher } from '../../lib/secrets.ts';
 import { errorHandler, notFound } from './errors.ts';
 import { healthRouter } from './health-routes.ts';
 import { createMemoryBudget } from './memory-budget.ts';
-import { metricsRouter } from './observability.ts';
+import { metricsRouter } from '../../lib/http/metrics-route.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { requestContext } from './request-context.ts';
 import { securityHeaders } from './security-headers.ts';
@@ -95,7 +95,7 @@ export function createApp(deps: AppDeps): Express {
       isShuttingDown: deps.isShuttingDown ?? (() => false),
     }),
   );
-  if (deps.config.exposeMetrics ?? true) app.use(metricsRouter(metrics));
+  if (deps.config.exposeMetrics ?? true) app.use(metricsRouter(metrics.registry));
 
   app.use(notFound);
   app.use(errorHandler(deps.logger));

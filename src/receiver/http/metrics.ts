@@ -1,4 +1,8 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import {
+  createMetricsRegistry,
+  type MetricsRegistryOptions,
+} from '../../lib/http/metrics-registry.ts';
 import type { KeyFetchResult } from '../verification/fetched-key-source.ts';
 
 /** What an operator alerts on. One registry per app: nothing here is global. */
@@ -20,21 +24,14 @@ export interface Metrics {
   conflicts: Counter<'event'>;
 }
 
-export interface PoolStats {
-  totalCount: number;
-  idleCount: number;
-  waitingCount: number;
-}
-
-/** The log stream's own accounting (see log-stream.ts). */
-export interface LogStats {
-  droppedLines(): number;
-  bufferedBytes(): number;
-}
-
-export function createMetrics(options: { pool?: PoolStats; log?: LogStats } = {}): Metrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+/**
+ * The receiver's metrics, on a registry of the process's own (src/lib/http/metrics-registry.ts:
+ * the default process metrics, the pool's and the log's) made here unless one is given.
+ */
+export function createMetrics(
+  options: MetricsRegistryOptions & { registry?: Registry } = {},
+): Metrics {
+  const registry = options.registry ?? createMetricsRegistry(options);
   const metrics: Metrics = {
     registry,
     deliveries: new Counter({
@@ -89,41 +86,6 @@ export function createMetrics(options: { pool?: PoolStats; log?: LogStats } = {}
       registers: [registry],
     }),
   };
-  const pool = options.pool;
-  if (pool) {
-    const gauge = (name: string, help: string, read: (p: PoolStats) => number) =>
-      new Gauge({
-        name,
-        help,
-        registers: [registry],
-        collect() {
-          this.set(read(pool));
-        },
-      });
-    gauge('db_pool_connections', 'Connections open in the pool.', (p) => p.totalCount);
-    gauge('db_pool_idle_connections', 'Open connections not in use.', (p) => p.idleCount);
-    gauge('db_pool_waiting_requests', 'Queries waiting for a connection.', (p) => p.waitingCount);
-  }
-  const log = options.log;
-  if (log) {
-    new Counter({
-      name: 'log_lines_dropped_total',
-      help: 'Log lines dropped because stdout was not keeping up and the log buffer was full.',
-      registers: [registry],
-      collect() {
-        this.reset();
-        this.inc(log.droppedLines());
-      },
-    });
-    new Gauge({
-      name: 'log_buffer_bytes',
-      help: 'Log bytes waiting to be written to stdout.',
-      registers: [registry],
-      collect() {
-        this.set(log.bufferedBytes());
-      },
-    });
-  }
   // Pre-create the series an alert looks for, so "no errors yet" reads 0 rather than absent.
   for (const result of ['fetched', 'changed', 'failed'] satisfies KeyFetchResult[]) {
     metrics.keyFetches.inc({ result }, 0);

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import type { RequestHandler, Response } from 'express';
 import { ReceiverError } from './errors.ts';
-import { inviteBody } from './expect-continue.ts';
+import { inviteBody } from '../../lib/http/expect-continue.ts';
 import type { MemoryBudget } from './memory-budget.ts';
 
 export interface RawBodyOptions {

@@ -7,7 +7,8 @@ import { registerMoneyStateMetrics } from '../../../src/operations/index.ts';
 import { markHandled } from '../../../src/operations/quarantine/quarantine-operations.ts';
 import { createPaytoRepository } from '../../../src/platform/recovery/payto-repository.ts';
 import { withProviderTables } from '../../../src/platform/storage/tables.ts';
-import { createMetrics, metricsRouter } from '../../../src/receiver/index.ts';
+import { metricsRouter } from '../../../src/lib/http/metrics-route.ts';
+import { createMetrics } from '../../../src/receiver/index.ts';
 import type { TcpProxy } from '../../../tools/common/tcp-proxy.ts';
 import { logLines } from '../../support/log-lines.ts';
 import { proxyDatabase } from '../../support/proxied-database.ts';
@@ -96,7 +97,7 @@ function metricsApp(options: { timeoutMs?: number } = {}) {
     now: () => clock,
     ...options,
   });
-  const app = express().use(metricsRouter(metrics));
+  const app = express().use(metricsRouter(metrics.registry));
   return {
     scrape: async () => {
       const response = await request(app).get('/metrics');

@@ -4,7 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppDeps } from '../../../src/receiver/http/app.ts';
-import { listen } from '../../../src/receiver/http/server.ts';
+import { listen } from '../../../src/lib/http/server.ts';
 import { bodyBytes, freshWebhookId } from '../../support/deliveries.ts';
 import { rawConnection, statuses, type RawConnection } from '../../support/raw-connection.ts';
 import { nppPayment } from '../../support/sample-bodies.ts';

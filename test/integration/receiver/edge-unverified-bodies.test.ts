@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppDeps } from '../../../src/receiver/http/app.ts';
 import { UNVERIFIED_GRACE_MS } from '../../../src/receiver/http/unverified-bodies.ts';
-import { listen } from '../../../src/receiver/http/server.ts';
+import { listen } from '../../../src/lib/http/server.ts';
 import { bodyBytes, freshWebhookId } from '../../support/deliveries.ts';
 import { rawConnection, statuses, type RawConnection } from '../../support/raw-connection.ts';
 import { nppPayment } from '../../support/sample-bodies.ts';

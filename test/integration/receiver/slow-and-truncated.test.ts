@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listen } from '../../../src/receiver/http/server.ts';
+import { listen } from '../../../src/lib/http/server.ts';
 import { freshWebhookId } from '../../support/deliveries.ts';
 import { rawConnection as rawConnectionTo, statuses } from '../../support/raw-connection.ts';
 import { nppPayment } from '../../support/sample-bodies.ts';

@@ -1,17 +1,18 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Express } from 'express';
-import { ConfigError, type Config } from '../../lib/config.ts';
-import type { Logger } from '../../lib/logger.ts';
+import { ConfigError } from '../config.ts';
 import { markContinuePending } from './expect-continue.ts';
 
 const CONNECTIONS_CHECKING_INTERVAL_MS = 1000;
 
-export type ServerTimeouts = Pick<
-  Config['server'],
-  'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestTimeoutMs'
->;
+export interface ServerTimeouts {
+  keepAliveTimeoutMs: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+}
 
 /**
+ * Every HTTP listener of the kit (the receiver's, the metrics', the feed's) starts here.
  * Listens with explicit timeouts. Keep-alive is longer than a typical load balancer's idle
  * timeout (60 s) so the balancer closes idle connections first and never sends a request down a
  * socket we are closing; the request timeout bounds slow (slowloris) senders.
@@ -25,14 +26,15 @@ export function listen(
     /** The variable that chose the port, named when it cannot be had. */
     variable?: string;
   },
-): Promise<ReceiverServer> {
+): Promise<HttpServer> {
   return new Promise((resolve, reject) => {
     // Node checks the header and request timeouts only every connectionsCheckingInterval
     // (30 s by default); a slow sender must be cut close to the timeout, not up to 30 s late.
     const server = withKeepAliveControl(
       createServer({ connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS }, app),
     );
-    // Only the app may invite a body (after the shared secret): see expect-continue.ts.
+    // Only the app may invite a body (the receiver does, after the shared secret): see
+    // expect-continue.ts.
     server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
       markContinuePending(res);
       server.emit('request', req, res);
@@ -60,9 +62,9 @@ export function listen(
 }
 
 /** A server whose keep-alive connections can be told to end after their current answer. */
-export type ReceiverServer = Server & { endKeepAlive(): void };
+export type HttpServer = Server & { endKeepAlive(): void };
 
-function withKeepAliveControl(server: Server): ReceiverServer {
+function withKeepAliveControl(server: Server): HttpServer {
   const unanswered = new Set<ServerResponse>();
   let ending = false;
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
@@ -80,67 +82,12 @@ function withKeepAliveControl(server: Server): ReceiverServer {
   });
 }
 
-export interface ShutdownPlan {
-  servers: ReceiverServer[];
-  /** Called first, at once: readiness starts failing. */
-  beginShutdown: () => void;
-  /** Called after every server has finished its in-flight requests. */
-  release: () => Promise<void>;
-  timeoutMs: number;
-  /**
-   * Keep accepting this long after readiness starts failing, so a balancer that does not retry
-   * (it only notices at its next health check) stops sending before the listener closes.
-   */
-  drainDelayMs?: number;
-  logger: Logger;
-  /** The normal way out (may flush logs first, for a bounded time). */
-  exit?: (code: number) => void;
-  /** The way out when the timeout passes: must not wait for anything. */
-  forceExit?: (code: number) => void;
-}
-
-/**
- * Graceful shutdown: readiness fails at once, servers stop accepting and finish in-flight
- * requests, then resources are released and the process exits. A forced exit bounds it.
- */
-export function shutDownGracefully(plan: ShutdownPlan, signal: string): Promise<void> {
-  const exit = plan.exit ?? ((code: number) => process.exit(code));
-  const forceExit = plan.forceExit ?? ((code: number) => process.exit(code));
-  plan.beginShutdown();
-  plan.logger.info({ signal }, 'shutting down: finishing in-flight deliveries');
-  const force = setTimeout(() => {
-    plan.logger.error({ timeoutMs: plan.timeoutMs }, 'shutdown took too long; exiting');
-    forceExit(1);
-  }, plan.timeoutMs).unref();
-
-  const drained = new Promise((resolve) => setTimeout(resolve, plan.drainDelayMs ?? 0));
-  const closeAll = () => Promise.all(plan.servers.map((server) => closeServer(server)));
-  return drained
-    .then(closeAll)
-    .then(plan.release)
-    .then(
-      () => {
-        plan.logger.info('stopped');
-        exit(0);
-      },
-      (error: unknown) => {
-        plan.logger.error({ err: error }, 'shutdown failed');
-        exit(1);
-      },
-    )
-    .finally(() => {
-      // Done within the bound: the exit is `exit`'s to make (bounded itself: it flushes logs
-      // for at most a second), never a late forced one on top.
-      clearTimeout(force);
-    });
-}
-
 /**
  * Stops accepting, and ends keep-alive connections: a balancer holding keep-alive connections
  * to us would otherwise keep sending on them and the server would never finish closing. Every
  * answer from now on says `Connection: close`; idle connections are closed as they appear.
  */
-function closeServer(server: ReceiverServer): Promise<void> {
+export function closeServer(server: HttpServer): Promise<void> {
   return new Promise<void>((resolve) => {
     server.endKeepAlive();
     const sweep = setInterval(() => server.closeIdleConnections(), 100);
