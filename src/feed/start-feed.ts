@@ -1,7 +1,7 @@
 import express from 'express';
 import type { Registry } from 'prom-client';
 import type { FeedConfig } from '../lib/config.ts';
-import { errorHandler, notFound } from '../receiver/index.ts';
+import { errorHandler, notFound } from '../lib/http/http-error.ts';
 import type { Logger } from '../lib/logger.ts';
 import { listen, type HttpServer, type ServerTimeouts } from '../lib/http/server.ts';
 import { createDatabase } from '../lib/database/database.ts';

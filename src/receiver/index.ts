@@ -37,7 +37,6 @@ export {
 } from './events/data-contract.ts';
 export { isWellFormedEventName } from './events/event-name.ts';
 export { findEventModel } from './events/registry.ts';
-export { errorHandler, notFound } from './http/errors.ts';
 export { createMetrics, type Metrics } from './http/metrics.ts';
 export { type FeedEventType } from './storage/feed-outbox-sql.ts';
 export { storeDeliveries } from './storage/store-deliveries.ts';

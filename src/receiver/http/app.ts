@@ -6,7 +6,7 @@ import type { Db } from '../../lib/database/database.ts';
 import { createBatchingStore } from '../storage/delivery-batcher.ts';
 import type { SigningKeySource } from '../verification/key-source.ts';
 import { createSecretMatcher } from '../../lib/secrets.ts';
-import { errorHandler, notFound } from './errors.ts';
+import { errorHandler, notFound } from '../../lib/http/http-error.ts';
 import { healthRouter } from './health-routes.ts';
 import { createMemoryBudget } from './memory-budget.ts';
 import { metricsRouter } from '../../lib/http/metrics-route.ts';
@@ -98,6 +98,10 @@ export function createApp(deps: AppDeps): Express {
   if (deps.config.exposeMetrics ?? true) app.use(metricsRouter(metrics.registry));
 
   app.use(notFound);
-  app.use(errorHandler(deps.logger));
+  app.use(
+    errorHandler(deps.logger, {
+      onOverloaded: () => metrics.deliveries.inc({ event: 'any', outcome: 'overloaded' }),
+    }),
+  );
   return app;
 }

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { sql } from 'kysely';
 import type { Db } from '../../lib/database/database.ts';
 import type { SigningKeySource } from '../verification/key-source.ts';
-import { sendEnvelope } from './envelope.ts';
+import { sendEnvelope } from '../../lib/http/error-envelope.ts';
 
 export interface HealthDeps {
   db: Db;

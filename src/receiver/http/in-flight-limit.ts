@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Gauge } from 'prom-client';
-import { ReceiverError } from './errors.ts';
+import { HttpError } from '../../lib/http/http-error.ts';
 
 export interface ConcurrencyLimit {
   /** Takes a slot, or refuses with a quick 503 (Retry-After, body never read) when none is free. */
@@ -28,7 +28,7 @@ export function concurrencyLimit(options: {
   return {
     take(_req: Request, res: Response, next) {
       if (inUse >= options.max) {
-        next(new ReceiverError('overloaded', options.refusal));
+        next(new HttpError('overloaded', options.refusal));
         return;
       }
       inUse += 1;

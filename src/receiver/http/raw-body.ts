@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import type { RequestHandler, Response } from 'express';
-import { ReceiverError } from './errors.ts';
+import { HttpError } from '../../lib/http/http-error.ts';
 import { inviteBody } from '../../lib/http/expect-continue.ts';
 import type { MemoryBudget } from './memory-budget.ts';
 
@@ -24,14 +24,14 @@ export interface RawBodyOptions {
 
 /** The reader of a body still being read, under this key on its response. */
 const READING = Symbol('body being read');
-type Reading = Response & { [READING]?: ((error: ReceiverError) => void) | undefined };
+type Reading = Response & { [READING]?: ((error: HttpError) => void) | undefined };
 
 /**
  * Stops reading this response's body, if it is still being read: its bytes are released
  * before this returns, and `error` is answered (the connection then closes). False when its
  * body is not being read (not begun, or already in or refused).
  */
-export function abortBodyRead(res: Response, error: ReceiverError): boolean {
+export function abortBodyRead(res: Response, error: HttpError): boolean {
   const abort = (res as Reading)[READING];
   if (abort === undefined) return false;
   abort(error);
@@ -100,7 +100,7 @@ export function rawBody(options: RawBodyOptions): RequestHandler {
       else if (probationLimit !== undefined && size > probationLimit) {
         settle(tooLargeForProbation());
       } else if (!budget.tryReserve(chunk.length)) {
-        settle(new ReceiverError('overloaded', 'Too many request bodies in memory; retry later'));
+        settle(new HttpError('overloaded', 'Too many request bodies in memory; retry later'));
       } else {
         reserved += chunk.length;
         chunks.push(chunk);
@@ -108,16 +108,16 @@ export function rawBody(options: RawBodyOptions): RequestHandler {
     };
     const onEnd = () => settle();
     const onError = (error: Error) =>
-      settle(new ReceiverError('bad-request', 'Request body could not be read', { cause: error }));
+      settle(new HttpError('bad-request', 'Request body could not be read', { cause: error }));
     const onClose = () => {
-      if (!req.complete) settle(new ReceiverError('bad-request', 'Request body was cut short'));
+      if (!req.complete) settle(new HttpError('bad-request', 'Request body was cut short'));
     };
     const started = (res.locals.startedAt as number | undefined) ?? performance.now();
     const deadline =
       options.timeoutMs === undefined
         ? undefined
         : setTimeout(
-            () => settle(new ReceiverError('request-timeout', 'Request body took too long')),
+            () => settle(new HttpError('request-timeout', 'Request body took too long')),
             Math.max(0, options.timeoutMs - (performance.now() - started)),
           );
 
@@ -141,20 +141,14 @@ function decoded(req: Readable, encoding: string | undefined): Readable {
     case 'br':
       return req.pipe(zlib.createBrotliDecompress());
     default:
-      throw new ReceiverError(
-        'unsupported-media-type',
-        `Content-Encoding ${encoding} not supported`,
-      );
+      throw new HttpError('unsupported-media-type', `Content-Encoding ${encoding} not supported`);
   }
 }
 
-function tooLargeForProbation(): ReceiverError {
-  return new ReceiverError(
-    'overloaded',
-    'Too many unverified request bodies in progress; retry later',
-  );
+function tooLargeForProbation(): HttpError {
+  return new HttpError('overloaded', 'Too many unverified request bodies in progress; retry later');
 }
 
-function tooLarge(limitBytes: number): ReceiverError {
-  return new ReceiverError('payload-too-large', `Body larger than ${limitBytes} bytes`);
+function tooLarge(limitBytes: number): HttpError {
+  return new HttpError('payload-too-large', `Body larger than ${limitBytes} bytes`);
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
+import type { AnswerObserver } from '../../lib/http/error-envelope.ts';
 import type { Metrics } from './metrics.ts';
 
 const ACCEPTABLE_REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -11,9 +12,10 @@ const ACCEPTABLE_REQUEST_ID = /^[\w.:-]{1,128}$/;
  * `durationMs`, and the metrics the answer is recorded in.
  */
 export function requestContext(metrics: Metrics): RequestHandler {
+  const observeAnswer = answerLatency(metrics);
   return (req, res, next) => {
     res.locals.startedAt = performance.now();
-    res.locals.metrics = metrics;
+    res.locals.observeAnswer = observeAnswer;
     const offered = req.headers['x-request-id'];
     const requestId =
       typeof offered === 'string' && ACCEPTABLE_REQUEST_ID.test(offered) && fromTrustedProxy(req)
@@ -29,4 +31,17 @@ export function requestContext(metrics: Metrics): RequestHandler {
 function fromTrustedProxy(req: Request): boolean {
   const trust = req.app.get('trust proxy fn') as (address: string, hop: number) => boolean;
   return trust(req.socket.remoteAddress ?? '', 0);
+}
+
+/** Every answer's latency, by kind of route and status (sendEnvelope tells it). */
+function answerLatency(metrics: Metrics): AnswerObserver {
+  return (path, httpStatus, elapsedSeconds) =>
+    metrics.requestDuration.labels(routeKind(path), String(httpStatus)).observe(elapsedSeconds);
+}
+
+/** A fixed set of label values: a URL never mints a new series. */
+function routeKind(path: string): string {
+  if (path.startsWith('/webhooks/')) return 'webhook';
+  if (path === '/healthz' || path === '/readyz') return path.slice(1);
+  return 'other';
 }

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Counter, Gauge } from 'prom-client';
-import { ReceiverError } from './errors.ts';
+import { HttpError } from '../../lib/http/http-error.ts';
 
 /**
  * How long a body being read is safe. The platform sends a small body (a few KB) at once, right
@@ -60,7 +60,7 @@ export interface UnverifiedBodiesOptions {
    * its body holds before it returns (the next request may be waiting for it), then answers and
    * closes its connection.
    */
-  stop(req: Request, res: Response, error: ReceiverError): void;
+  stop(req: Request, res: Response, error: HttpError): void;
   /** Monotonic milliseconds (tests); default performance.now. */
   now?: () => number;
 }
@@ -135,7 +135,7 @@ export function unverifiedBodies(options: UnverifiedBodiesOptions): UnverifiedBo
 
   const refuse = (holder: Holder) => {
     release(holder.res);
-    options.stop(holder.req, holder.res, new ReceiverError('overloaded', options.refusal));
+    options.stop(holder.req, holder.res, new HttpError('overloaded', options.refusal));
   };
 
   /** Evicts the slot holder reading longest if it is past the grace; true when it did. */
@@ -146,7 +146,7 @@ export function unverifiedBodies(options: UnverifiedBodiesOptions): UnverifiedBo
     release(oldest.res);
     options.evicted.inc();
     // Our budget, not the sender's fault: a 5xx, which the platform retries (a 4xx it may not).
-    options.stop(oldest.req, oldest.res, new ReceiverError('overloaded', EVICTED_DESCRIPTION));
+    options.stop(oldest.req, oldest.res, new HttpError('overloaded', EVICTED_DESCRIPTION));
     return true;
   };
 
@@ -160,7 +160,7 @@ export function unverifiedBodies(options: UnverifiedBodiesOptions): UnverifiedBo
           const oldest = probation.values().next().value;
           if (oldest === undefined) {
             // No probation at all (configured to 0): the quick 503.
-            next(new ReceiverError('overloaded', options.refusal));
+            next(new HttpError('overloaded', options.refusal));
             return;
           }
           refuse(oldest);

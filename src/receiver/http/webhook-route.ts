@@ -10,11 +10,11 @@ import {
 } from '../delivery/receive-delivery.ts';
 import { unauthorised } from '../delivery/delivery-answers.ts';
 import type { SecretMatcher } from '../../lib/secrets.ts';
-import { sendEnvelope } from './envelope.ts';
+import { sendEnvelope } from '../../lib/http/error-envelope.ts';
 import type { Capture } from '../capture/capture-writer.ts';
 import type { Metrics } from './metrics.ts';
-import { closeConnectionAfterAnswer } from './close-after-answer.ts';
-import { notFound } from './errors.ts';
+import { closeConnectionAfterAnswer } from '../../lib/http/close-after-answer.ts';
+import { notFound } from '../../lib/http/http-error.ts';
 import { concurrencyLimit } from './in-flight-limit.ts';
 import type { MemoryBudget } from './memory-budget.ts';
 import { abortBodyRead, rawBody } from './raw-body.ts';

@@ -406,7 +406,7 @@ describe('hostile input (fast-check, fixed seed)', () => {
   );
 
   // Known failure (reported): Express answers a param it cannot decode with a URIError carrying
-  // status 400, and errorHandler (src/receiver/http/errors.ts) maps every non-ReceiverError to 500.
+  // status 400, and errorHandler (src/lib/http/http-error.ts) maps every non-HttpError to 500.
   it(
     'when the event name holds a percent escape that does not decode, then a 4xx and nothing is stored',
     async () => {

@@ -1,7 +1,7 @@
 import express, { type RequestHandler } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { errorHandler, ReceiverError } from '../../../../src/receiver/http/errors.ts';
+import { errorHandler, HttpError } from '../../../../src/lib/http/http-error.ts';
 import { createLogger } from '../../../../src/lib/logger.ts';
 
 /** An app whose one route fails with `error`, answered by the receiver's error handler. */
@@ -24,7 +24,7 @@ function undecodableParam(): Error {
 
 describe('errorHandler', () => {
   it('when a ReceiverError is thrown, then its status and message are answered in the envelope', async () => {
-    const res = await request(failingWith(new ReceiverError('payload-too-large', 'Too big'))).get(
+    const res = await request(failingWith(new HttpError('payload-too-large', 'Too big'))).get(
       '/fail',
     );
     expect(res.status).toBe(413);
@@ -47,7 +47,7 @@ describe('errorHandler', () => {
     });
   });
 
-  // Known failure (reported): every error that is not a ReceiverError becomes a 500, including
+  // Known failure (reported): every error that is not a HttpError becomes a 500, including
   // the 400 Express itself raises for `/webhooks/%ZZ`; the platform then retries a request that
   // can never succeed, and the 500 alerts an operator for a client's mistake.
   it('when Express raises a client error (an undecodable path parameter), then it stays a 4xx', async () => {

@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream';
 import type { Request, Response } from 'express';
 import { Gauge } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { ReceiverError } from '../../../../src/receiver/http/errors.ts';
+import { HttpError } from '../../../../src/lib/http/http-error.ts';
 import { createMemoryBudget } from '../../../../src/receiver/http/memory-budget.ts';
 import { abortBodyRead, rawBody } from '../../../../src/receiver/http/raw-body.ts';
 
@@ -45,7 +45,7 @@ describe('abortBodyRead', () => {
     req.write(Buffer.alloc(3000));
     await flush();
     expect(await held()).toBe(3000);
-    const error = new ReceiverError('request-timeout', 'evicted');
+    const error = new HttpError('request-timeout', 'evicted');
     expect(abortBodyRead(res, error)).toBe(true);
     expect(await held()).toBe(0);
     expect(outcomes).toEqual([error]);
@@ -61,7 +61,7 @@ describe('abortBodyRead', () => {
     req.end(Buffer.from('{}'));
     await flush();
     expect(outcomes).toEqual(['body in']);
-    expect(abortBodyRead(res, new ReceiverError('request-timeout', 'evicted'))).toBe(false);
+    expect(abortBodyRead(res, new HttpError('request-timeout', 'evicted'))).toBe(false);
     expect(outcomes).toEqual(['body in']);
   });
 });
@@ -70,7 +70,7 @@ describe('a body on probation', () => {
   it('when it declares more than the probation limit, then it is refused with 503 before a byte is read', async () => {
     const { outcomes, held } = reading({ contentLength: 2000, probationLimit: 1000 });
     expect(outcomes).toHaveLength(1);
-    expect((outcomes[0] as ReceiverError).status).toBe(503);
+    expect((outcomes[0] as HttpError).status).toBe(503);
     expect(await held()).toBe(0);
   });
 
@@ -81,7 +81,7 @@ describe('a body on probation', () => {
     expect(await held()).toBe(600);
     req.write(Buffer.alloc(600));
     await flush();
-    expect((outcomes[0] as ReceiverError).status).toBe(503);
+    expect((outcomes[0] as HttpError).status).toBe(503);
     expect(await held()).toBe(0);
   });
 });

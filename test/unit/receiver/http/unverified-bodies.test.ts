@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Request, Response } from 'express';
 import { Counter, Gauge } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ReceiverError } from '../../../../src/receiver/http/errors.ts';
+import type { HttpError } from '../../../../src/lib/http/http-error.ts';
 import {
   PROBATION_BODY_BYTES,
   unverifiedBodies,
@@ -52,7 +52,7 @@ function setUp(options: Partial<UnverifiedBodiesOptions> = {}) {
     gauge,
     evicted,
     refusal: 'Too many; retry later',
-    stop(_req, res, error: ReceiverError) {
+    stop(_req, res, error: HttpError) {
       stopped.push({ name: (res as unknown as { name: string }).name, status: error.status });
       // As the real body reader does: the request answers and its response closes.
       res.emit('close');
@@ -65,7 +65,7 @@ function setUp(options: Partial<UnverifiedBodiesOptions> = {}) {
     const request = fake();
     let refused: number | undefined;
     limit.take(request.req, request.res, (error?: unknown) => {
-      refused = (error as ReceiverError | undefined)?.status;
+      refused = (error as HttpError | undefined)?.status;
     });
     return { ...request, refused };
   };

@@ -1,10 +1,9 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import type { Logger } from '../../lib/logger.ts';
-import type { Metrics } from './metrics.ts';
+import type { Logger } from '../logger.ts';
 import { closeConnectionAfterAnswer } from './close-after-answer.ts';
-import { sendEnvelope } from './envelope.ts';
+import { sendEnvelope } from './error-envelope.ts';
 
-export type ReceiverErrorCode =
+export type HttpErrorCode =
   | 'not-found'
   | 'bad-request'
   | 'request-timeout'
@@ -13,7 +12,7 @@ export type ReceiverErrorCode =
   | 'overloaded'
   | 'internal';
 
-const STATUS: Record<ReceiverErrorCode, number> = {
+const STATUS: Record<HttpErrorCode, number> = {
   'not-found': 404,
   'bad-request': 400,
   'request-timeout': 408,
@@ -24,22 +23,22 @@ const STATUS: Record<ReceiverErrorCode, number> = {
 };
 
 /** Answered before the body was read to its end: the rest of it is never read. */
-const BODY_LEFT_UNREAD = new Set<ReceiverErrorCode>([
+const BODY_LEFT_UNREAD = new Set<HttpErrorCode>([
   'payload-too-large',
   'request-timeout',
   'overloaded',
 ]);
 
 /** The one error type the HTTP layer throws; its message is safe to show a caller. */
-export class ReceiverError extends Error {
+export class HttpError extends Error {
   readonly status: number;
   constructor(
-    readonly code: ReceiverErrorCode,
+    readonly code: HttpErrorCode,
     message: string,
     options?: { cause?: unknown },
   ) {
     super(message, options);
-    this.name = 'ReceiverError';
+    this.name = 'HttpError';
     this.status = STATUS[code];
   }
 }
@@ -48,10 +47,18 @@ export const notFound: RequestHandler = (_req, res) => {
   sendEnvelope(res, 404, 'No such route');
 };
 
+export interface ErrorHandlerOptions {
+  /** Told of each request refused as overloaded (a budget doing its job), e.g. to count it. */
+  onOverloaded?: () => void;
+}
+
 /** Maps errors to the envelope. A 5xx body never carries internals: the log does. */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+export function errorHandler(
+  logger: Logger,
+  options: ErrorHandlerOptions = {},
+): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
-    const known = error instanceof ReceiverError ? error : undefined;
+    const known = error instanceof HttpError ? error : undefined;
     // Express and its parsers raise client errors with a 4xx status (e.g. a path whose
     // percent-escapes do not decode): those stay 4xx, with a generic description.
     const status = known?.status ?? clientErrorStatus(error) ?? 500;
@@ -60,10 +67,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (known?.code === 'overloaded') {
       // A budget doing its job, not a fault: a warning (alert on the counter), no stack.
       log.warn({ requestId, path: req.path, status }, known.message);
-      (res.locals.metrics as Metrics | undefined)?.deliveries.inc({
-        event: 'any',
-        outcome: 'overloaded',
-      });
+      options.onOverloaded?.();
       res.setHeader('Retry-After', '1');
     } else if (status >= 500)
       log.error({ err: error, requestId, path: req.path }, 'request failed');

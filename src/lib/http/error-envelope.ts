@@ -1,14 +1,23 @@
 import type { Response } from 'express';
-import type { FieldProblem } from '../events/types.ts';
-import type { Metrics } from './metrics.ts';
 
-/** The platform's own answer shape: status word, description, duration; problems on a 400. */
+/**
+ * The answer shape of every listener of the kit, the platform's own (the receiver answers the
+ * platform in it; the feed's listener and health routes use it too): status word, description,
+ * duration; on a 400, the problems found (`{path, message}` each).
+ */
 export interface Envelope {
   status: string;
   statusDescription: string;
   durationMs: number;
-  errors?: FieldProblem[];
+  errors?: object[];
 }
+
+/**
+ * Told of every answer sent through sendEnvelope, when the app put one in
+ * `res.locals.observeAnswer` (the receiver records its latency histogram there). Made once per
+ * app, never per request.
+ */
+export type AnswerObserver = (path: string, httpStatus: number, elapsedSeconds: number) => void;
 
 const STATUS_WORDS: Record<number, string> = {
   200: 'Ok',
@@ -27,7 +36,7 @@ export function sendEnvelope(
   res: Response,
   httpStatus: number,
   description: string,
-  errors?: readonly FieldProblem[],
+  errors?: readonly object[],
 ): void {
   const started = res.locals.startedAt as number | undefined;
   const elapsedMs = started === undefined ? 0 : performance.now() - started;
@@ -47,14 +56,9 @@ export function sendEnvelope(
   res.end(text);
   // Every answer of the app goes through here, so latency is recorded here rather than by a
   // 'finish' listener on every response.
-  (res.locals.metrics as Metrics | undefined)?.requestDuration
-    .labels(routeKind(res.req.path), String(httpStatus))
-    .observe(elapsedMs / 1000);
-}
-
-/** A fixed set of label values: a URL never mints a new series. */
-function routeKind(path: string): string {
-  if (path.startsWith('/webhooks/')) return 'webhook';
-  if (path === '/healthz' || path === '/readyz') return path.slice(1);
-  return 'other';
+  (res.locals.observeAnswer as AnswerObserver | undefined)?.(
+    res.req.path,
+    httpStatus,
+    elapsedMs / 1000,
+  );
 }
