@@ -14,7 +14,9 @@
  *   tools/           src/lib/ and the modules' doors; never src/cli/ or test/
  *   migrations/      nothing from the project: frozen in time
  *
- * A module's door is its index.ts: from outside it, nothing else of it is imported. Direction
+ * A module's door is its index.ts: from outside it, nothing else of it is imported; a module
+ * that serves HTTP may have a second door, app.ts, for its Express app only, so that what
+ * imports the module for anything else never loads Express. Direction
  * rules use `reachable`, so a path through a third module is caught as well as a direct import.
  */
 
@@ -97,7 +99,7 @@ export default {
       from: { path: '^src/([^/]+)/' },
       to: {
         path: `^src/(${MODULES})/`,
-        pathNot: ['^src/$1/', `^src/(${MODULES})/index\\.ts$`],
+        pathNot: ['^src/$1/', `^src/(${MODULES})/(index|app)\\.ts$`],
       },
     },
     {
@@ -107,7 +109,7 @@ export default {
       from: { path: '^tools/', pathNot: '/test/' },
       to: {
         path: `^src/(${MODULES})/`,
-        pathNot: [`^src/(${MODULES})/index\\.ts$`],
+        pathNot: [`^src/(${MODULES})/(index|app)\\.ts$`],
       },
     },
     {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import express from 'express';
-import { createApp } from '../receiver/index.ts';
+import { createApp } from '../receiver/app.ts';
 import { createCaptureWriter } from '../receiver/index.ts';
 import { startFeed } from '../feed/index.ts';
 import { ConfigError, loadConfig, type Config } from '../lib/config.ts';

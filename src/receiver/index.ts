@@ -5,7 +5,6 @@
  * from here; what is not exported here is private to the receiver.
  */
 
-export { createApp } from './http/app.ts';
 export { bodyBytes, bodyField } from './capture/capture-body.ts';
 export { captureHeaders } from './capture/capture-headers.ts';
 export { createCaptureWriter } from './capture/capture-writer.ts';

@@ -1,0 +1,7 @@
+/**
+ * The receiver's second door: its HTTP app (Express, helmet), for the composer that serves it.
+ * Apart from src/receiver/index.ts so that code which only stores, reads or re-drives deliveries
+ * (the quarantine and prune commands) never loads Express.
+ */
+
+export { type AppDeps, createApp } from './http/app.ts';

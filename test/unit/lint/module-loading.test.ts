@@ -1,0 +1,34 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const PROBE = path.join(ROOT, 'test/support/loaded-packages.mjs');
+
+/** The packages of `packages` that importing `modulePath` (alone, in a fresh process) loads. */
+function loadedBy(modulePath: string, packages: string[]): string[] {
+  const out = execFileSync(
+    process.execPath,
+    ['--import', 'tsx', PROBE, path.join(ROOT, modulePath), ...packages],
+    { cwd: ROOT, encoding: 'utf8', timeout: 30_000 },
+  );
+  return JSON.parse(out.trim().split('\n').at(-1) ?? '[]') as string[];
+}
+
+/**
+ * A door loads every module it re-exports (ESM has no lazy re-export), so a command that needs
+ * one name of the receiver would load its whole HTTP stack if the door held it. The Express app
+ * has a door of its own (src/receiver/app.ts): commands that only store or read never load it.
+ */
+describe('what a command loads', () => {
+  it.each(['src/cli/quarantine.ts', 'src/cli/prune.ts'])(
+    'when %s is imported, then Express is not loaded',
+    (command) => {
+      expect(loadedBy(command, ['express'])).toEqual([]);
+    },
+  );
+
+  it('when the serving command is imported, then Express is (the probe sees what it looks for)', () => {
+    expect(loadedBy('src/cli/serve.ts', ['express'])).toEqual(['express']);
+  });
+});
