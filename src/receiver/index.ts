@@ -18,6 +18,7 @@ export {
 export {
   differencesFromExpected,
   type ExpectedAnswer,
+  ROW_TABLES,
   type RowTable,
 } from './capture/expected-answer.ts';
 export { decodeBody } from './delivery/decode-body.ts';
@@ -36,6 +37,13 @@ export {
   type TypedTableName,
 } from './events/data-contract.ts';
 export { isWellFormedEventName } from './events/event-name.ts';
+export {
+  type CapturedTypedTable,
+  EVENT_TYPES,
+  type EventTypeEntry,
+  TYPED_TABLES,
+  type TypedTableEntry,
+} from './events/event-types.ts';
 export { parseMoney } from './events/money.ts';
 export { findEventModel } from './events/registry.ts';
 export { errorHandler, notFound } from './http/errors.ts';
