@@ -37,13 +37,7 @@ export {
   type TypedTableName,
 } from './events/data-contract.ts';
 export { isWellFormedEventName } from './events/event-name.ts';
-export {
-  type CapturedTypedTable,
-  EVENT_TYPES,
-  type EventTypeEntry,
-  TYPED_TABLES,
-  type TypedTableEntry,
-} from './events/event-types.ts';
+export { TYPED_TABLES, type TypedTableEntry } from './events/event-types.ts';
 export { parseMoney } from './events/money.ts';
 export { findEventModel } from './events/registry.ts';
 export { errorHandler, notFound } from './http/errors.ts';
