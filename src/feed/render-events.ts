@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { TYPED_ROW_CONTRACTS, type FeedEventType, type TypedTableName } from '../receiver/index.ts';
+import { TYPED_TABLES, type FeedEventType, type TypedTableEntry } from '../receiver/index.ts';
 import type { Db } from '../lib/database/database.ts';
 import { feedBody, type StoredBody } from './delivery-body.ts';
 import { jsonText, RawJson, type JsonValue } from './json-text.ts';
@@ -64,9 +64,7 @@ function textColumns(kinds: ReadonlyMap<string, ColumnKind>): RawBuilder<unknown
 }
 
 /** A typed table's columns, from the data contract, and those storage adds from the delivery. */
-function typedKinds(table: TypedTableName): ReadonlyMap<string, ColumnKind> {
-  const contract = TYPED_ROW_CONTRACTS.find((c) => c.table === table);
-  if (!contract) throw new Error(`${table} has no data contract`);
+function typedKinds({ contract }: TypedTableEntry): ReadonlyMap<string, ColumnKind> {
   const delivery: Record<string, ColumnKind> = {
     event_name: 'text',
     webhook_id: 'exact',
@@ -84,34 +82,38 @@ function typedKinds(table: TypedTableName): ReadonlyMap<string, ColumnKind> {
   ]);
 }
 
-const byTransactionId = (table: TypedTableName): Source => {
-  const kinds = typedKinds(table);
+/**
+ * A typed table's rows, found by the business key the event names (the registry's
+ * events/event-types.ts): by that column alone, or with the event name where the key holds it
+ * (both rejection events share a table).
+ */
+function typedSource(entry: TypedTableEntry): Source {
+  const kinds = typedKinds(entry);
+  const key = sql.ref(`t.${entry.businessKey}`);
+  if (!(entry.key as readonly string[]).includes('event_name')) {
+    return {
+      kinds,
+      query: (db, events) =>
+        sql<SourceRow>`SELECT t.*, ${textColumns(kinds)} FROM ${sql.table(entry.table)} t
+        WHERE ${key} = ANY(${events.map((e) => e.business_key)}::text[])`.execute(db),
+      rowKey: (row) => String(row[entry.businessKey]),
+      eventKey: (event) => event.business_key,
+    };
+  }
   return {
     kinds,
     query: (db, events) =>
-      sql<SourceRow>`SELECT t.*, ${textColumns(kinds)} FROM ${sql.table(table)} t
-        WHERE t.transaction_id = ANY(${events.map((e) => e.business_key)}::text[])`.execute(db),
-    rowKey: (row) => String(row.transaction_id),
-    eventKey: (event) => event.business_key,
+      sql<SourceRow>`SELECT t.*, ${textColumns(kinds)} FROM ${sql.table(entry.table)} t
+        JOIN unnest(${events.map((e) => e.event_name)}::text[],
+          ${events.map((e) => e.business_key)}::text[]) AS k(event_name, business_key)
+          ON t.event_name = k.event_name AND ${key} = k.business_key`.execute(db),
+    rowKey: (row) => `${String(row.event_name)}/${String(row[entry.businessKey])}`,
+    eventKey: (event) => `${event.event_name}/${event.business_key}`,
   };
-};
-
-const REJECTION_KINDS = typedKinds('credit_rejections');
+}
 
 const SOURCES: Partial<Record<FeedEventType, Source>> = {
-  'payment.received': byTransactionId('npp_payments'),
-  'payto_payment.received': byTransactionId('payto_payments'),
-  'direct_credit.received': byTransactionId('direct_credits'),
-  'credit_rejection.received': {
-    kinds: REJECTION_KINDS,
-    query: (db, events) =>
-      sql<SourceRow>`SELECT t.*, ${textColumns(REJECTION_KINDS)} FROM credit_rejections t
-        JOIN unnest(${events.map((e) => e.event_name)}::text[],
-          ${events.map((e) => e.business_key)}::text[]) AS k(event_name, rejection_id)
-          ON t.event_name = k.event_name AND t.rejection_id = k.rejection_id`.execute(db),
-    rowKey: (row) => `${String(row.event_name)}/${String(row.rejection_id)}`,
-    eventKey: (event) => `${event.event_name}/${event.business_key}`,
-  },
+  ...Object.fromEntries(TYPED_TABLES.map((entry) => [entry.feedType, typedSource(entry)])),
   // The conflict as detected: its resolution (changed later by an operator) is not part of it,
   // so every rendering of the event is the same.
   'conflict.detected': listed(

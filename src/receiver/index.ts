@@ -17,6 +17,7 @@ export {
 export {
   differencesFromExpected,
   type ExpectedAnswer,
+  ROW_TABLES,
   type RowTable,
 } from './capture/expected-answer.ts';
 export { decodeBody } from './delivery/decode-body.ts';
@@ -35,6 +36,7 @@ export {
   type TypedTableName,
 } from './events/data-contract.ts';
 export { isWellFormedEventName } from './events/event-name.ts';
+export { TYPED_TABLES, type TypedTableEntry } from './events/event-types.ts';
 export { findEventModel } from './events/registry.ts';
 export { createMetrics, type Metrics } from './http/metrics.ts';
 export { type FeedEventType } from './storage/feed-outbox-sql.ts';

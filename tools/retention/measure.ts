@@ -25,16 +25,15 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { paymentBody } from '../bench/core/deliveries.ts';
+import { TYPED_TABLES as REGISTERED_TABLES } from '../../src/receiver/index.ts';
 
 const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const SEED_BATCH = 5000;
 const DAY_MS = 86_400_000;
 
+/** The ledger's tables: the registry's typed tables, the direct-credit batches, conflicts. */
 const TYPED_TABLES = [
-  'npp_payments',
-  'payto_payments',
-  'credit_rejections',
-  'direct_credits',
+  ...REGISTERED_TABLES.map((typed) => typed.table),
   'direct_credit_batches',
   'conflicts',
 ];

@@ -2,21 +2,18 @@ import { decodeBody } from '../delivery/decode-body.ts';
 import { findEventModel } from '../events/registry.ts';
 import type { TypedRows } from '../events/types.ts';
 import type { DeliveryOutcome } from '../delivery/delivery-answers.ts';
-import type { ExpectedAnswer, Outcome, RowTable } from './expected-answer.ts';
+import { TYPED_TABLES } from '../events/event-types.ts';
+import { ROW_TABLES, type ExpectedAnswer, type Outcome, type RowTable } from './expected-answer.ts';
 
 // The file format (expected-answer.ts) lists the receiver's outcomes itself, since it may not import the
 // receiver; this stops the typecheck if the two lists ever differ, in either direction.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const OUTCOME_LISTS_AGREE: Same<DeliveryOutcome, Outcome> = true;
 
-const NO_ROWS: Record<RowTable, number> = {
-  webhook_deliveries: 0,
-  npp_payments: 0,
-  payto_payments: 0,
-  credit_rejections: 0,
-  conflicts: 0,
-  quarantined_deliveries: 0,
-};
+const NO_ROWS = Object.fromEntries(ROW_TABLES.map((table) => [table, 0])) as Record<
+  RowTable,
+  number
+>;
 
 export interface ObservedDelivery {
   eventName: string;
@@ -58,25 +55,16 @@ function quarantined(errorPaths: readonly string[] | undefined): ExpectedAnswer 
 }
 
 /**
- * Rows a clean replay writes: a rejection id (or direct-credit TransactionId) repeated within one
- * batch is stored once, and each repeat whose content differs from the first is a conflict.
+ * Rows a clean replay writes: a business key (a rejection id, a TransactionId) repeated within
+ * one body is stored once, and each repeat whose content differs from the first is a conflict.
+ * A table the file format does not name (the registry's `conflicts-only`) counts its conflicts.
  */
 function typedRowCounts(typed: TypedRows): Partial<Record<RowTable, number>> {
-  switch (typed.kind) {
-    case 'npp-payment':
-      return { npp_payments: 1 };
-    case 'payto-payment':
-      return { payto_payments: 1 };
-    case 'credit-rejections': {
-      const { keys, conflicts } = repeatedKeys(typed.rows, (row) => row.rejectionId);
-      return { credit_rejections: keys, conflicts };
-    }
-    case 'direct-credits':
-      // direct_credits is not one of the file format's tables: only its conflicts are counted.
-      return { conflicts: repeatedKeys(typed.rows, (row) => row.transactionId).conflicts };
-    case 'unmodelled':
-      return {};
-  }
+  const table = TYPED_TABLES.find((t) => t.kind === typed.kind);
+  if (table === undefined) return {};
+  const rows = typed.rows as readonly Readonly<Record<string, string | null>>[];
+  const { keys, conflicts } = repeatedKeys(rows, (row) => String(row[table.rowKey]));
+  return table.capture === 'counted' ? { [table.table]: keys, conflicts } : { conflicts };
 }
 
 /** Distinct business keys in one body, and the repeats whose content differs from the first. */

@@ -1,3 +1,9 @@
+import {
+  TYPED_TABLES,
+  type CapturedTypedTable,
+  type TypedTableEntry,
+} from '../events/event-types.ts';
+
 /** What a captured delivery says the receiver must answer, and how to compare an answer to it. */
 
 /**
@@ -38,16 +44,23 @@ export const STATUS_WORDS: Readonly<Record<number, string>> = {
   503: 'ServiceUnavailable',
 };
 
-export const ROW_TABLES = [
+/**
+ * The tables whose rows a file counts: the delivery, each typed table the registry marks
+ * `counted` (events/event-types.ts), conflicts and quarantine, in this order.
+ */
+export type RowTable =
+  'webhook_deliveries' | CapturedTypedTable | 'conflicts' | 'quarantined_deliveries';
+
+export const ROW_TABLES: readonly RowTable[] = Object.freeze([
   'webhook_deliveries',
-  'npp_payments',
-  'payto_payments',
-  'credit_rejections',
+  ...TYPED_TABLES.filter(isCounted).map((t) => t.table),
   'conflicts',
   'quarantined_deliveries',
-] as const;
+]);
 
-export type RowTable = (typeof ROW_TABLES)[number];
+function isCounted(t: TypedTableEntry): t is Extract<TypedTableEntry, { capture: 'counted' }> {
+  return t.capture === 'counted';
+}
 
 export interface ExpectedAnswer {
   status: number;

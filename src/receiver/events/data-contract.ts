@@ -286,11 +286,18 @@ export interface ColumnSpec {
   readonly within?: string;
 }
 
+/**
+ * How a body holds its records: one record (the body itself), an array of records, or a batch
+ * object around them (`{TotalCount, TotalAmount, DirectCreditDetails: [...]}`).
+ */
+export type BodyShape = 'record' | 'records' | 'batch';
+
 /** One typed table: the events whose records fill it, their fields and the columns they fill. */
 export interface TypedRowContract {
   readonly table: TypedTableName;
   /** Canonical event names, in the models' spelling. */
   readonly events: readonly string[];
+  readonly body: BodyShape;
   /** The record's own fields. */
   readonly fields: readonly FieldSpec[];
   /** Objects inside the record whose fields fill the same row. */
@@ -337,6 +344,7 @@ function columnsOf(fields: readonly FieldSpec[], within?: string): ColumnSpec[] 
 function contract(
   table: TypedTableName,
   events: readonly string[],
+  body: BodyShape,
   fields: readonly FieldSpec[],
   nested: TypedRowContract['nested'] = [],
   deliveryColumns: readonly string[] = ['webhook_id', 'received_at'],
@@ -345,24 +353,32 @@ function contract(
     ...columnsOf(fields),
     ...nested.flatMap((part) => columnsOf(part.fields, part.at)),
   ];
-  return Object.freeze({ table, events, fields, nested, columns, deliveryColumns });
+  return Object.freeze({ table, events, body, fields, nested, columns, deliveryColumns });
 }
 
 const REFUND = [{ at: REFUND_DETAILS, fields: REFUND_FIELDS }];
 
 /** Every typed table's contract. */
 export const TYPED_ROW_CONTRACTS: readonly TypedRowContract[] = Object.freeze([
-  contract('npp_payments', ['NPPReceivePayment'], PAYMENT_FIELDS, REFUND),
-  contract('payto_payments', ['PayToReceivePayment'], PAYTO_FIELDS, REFUND),
+  contract('npp_payments', ['NPPReceivePayment'], 'record', PAYMENT_FIELDS, REFUND),
+  contract('payto_payments', ['PayToReceivePayment'], 'record', PAYTO_FIELDS, REFUND),
   contract(
     'credit_rejections',
     ['InboundDirectCreditRejections', 'NPPCreditRejections'],
+    'records',
     REJECTION_FIELDS,
     [],
     ['event_name', 'webhook_id', 'received_at'],
   ),
-  contract('direct_credits', ['InboundDirectCredit'], DIRECT_CREDIT_FIELDS),
+  contract('direct_credits', ['InboundDirectCredit'], 'batch', DIRECT_CREDIT_FIELDS),
 ]);
+
+/** The contract of a typed table (every typed table has one). */
+export function contractForTable(table: TypedTableName): TypedRowContract {
+  const found = TYPED_ROW_CONTRACTS.find((c) => c.table === table);
+  if (found === undefined) throw new Error(`${table} has no data contract`);
+  return found;
+}
 
 /** The contract of the table an event's records fill (matched without regard to case). */
 export function contractOf(eventName: string): TypedRowContract | undefined {
@@ -407,13 +423,12 @@ export function samplePayload(
 ): unknown {
   const found = contractOf(eventName);
   if (found === undefined) throw new Error(`${eventName} is not a modelled event`);
-  switch (found.table) {
-    case 'npp_payments':
-    case 'payto_payments':
+  switch (found.body) {
+    case 'record':
       return records[0];
-    case 'credit_rejections':
+    case 'records':
       return records;
-    case 'direct_credits':
+    case 'batch':
       return {
         TotalCount: records.length,
         TotalAmount: sumOfAmounts(records.map((record) => record.Amount)),

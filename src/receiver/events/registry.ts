@@ -1,16 +1,9 @@
-import { inboundDirectCreditRejections, nppCreditRejections } from './credit-rejection.ts';
-import { inboundDirectCredit } from './direct-credit.ts';
-import { nppReceivePayment, payToReceivePayment } from './npp-receive-payment.ts';
+import { EVENT_TYPES } from './event-types.ts';
 import type { EventModel } from './types.ts';
 import { isWellFormedEventName } from './event-name.ts';
 
-const MODELS: readonly EventModel[] = Object.freeze([
-  nppReceivePayment,
-  payToReceivePayment,
-  inboundDirectCreditRejections,
-  nppCreditRejections,
-  inboundDirectCredit,
-]);
+/** Every modelled event's parser, from the registry of event types. */
+const MODELS: readonly EventModel[] = Object.freeze(EVENT_TYPES.map((entry) => entry.model));
 
 /**
  * The model for an event name, matched without regard to case: the provider spells the same

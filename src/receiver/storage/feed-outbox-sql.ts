@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import { TYPED_TABLES, type TypedFeedEventType } from '../events/event-types.ts';
 
 /**
  * The outbox half of the store statement (docs/feed.md): one more CTE that turns the RETURNING
@@ -8,12 +9,8 @@ import { sql, type RawBuilder } from 'kysely';
  * NULL: the feed's assigner numbers them after commit, in commit order.
  */
 
-/** The business events the feed hands on. */
-export const FEED_EVENT_TYPES = [
-  'payment.received',
-  'payto_payment.received',
-  'credit_rejection.received',
-  'direct_credit.received',
+/** The feed's events of no typed table. */
+const OTHER_EVENT_TYPES = [
   'conflict.detected',
   'event.unmodelled',
   // Written beside the quarantine row (quarantine-repository.ts) and when an operator handles it.
@@ -21,7 +18,16 @@ export const FEED_EVENT_TYPES = [
   'quarantine.resolved',
 ] as const;
 
-export type FeedEventType = (typeof FEED_EVENT_TYPES)[number];
+/**
+ * The business events the feed hands on: one per typed table of the registry
+ * (events/event-types.ts), then those of no typed table.
+ */
+export type FeedEventType = TypedFeedEventType | (typeof OTHER_EVENT_TYPES)[number];
+
+export const FEED_EVENT_TYPES: readonly FeedEventType[] = Object.freeze([
+  ...new Set(TYPED_TABLES.map((t) => t.feedType)),
+  ...OTHER_EVENT_TYPES,
+]);
 
 /** Where one type's events come from: a CTE of the statement and SQL expressions over it. */
 export interface OutboxSource {

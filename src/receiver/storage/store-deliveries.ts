@@ -4,13 +4,7 @@ import type { FieldProblem, TypedRows } from '../events/types.ts';
 import type { Database } from '../../lib/database/database.ts';
 import { preparedStatement, runPrepared } from '../../lib/database/prepared-statement.ts';
 import { feedOutboxCte, type OutboxSource } from './feed-outbox-sql.ts';
-import {
-  lateConflictCtes,
-  TYPED_TABLES,
-  typedRowCtes,
-  typedRowTally,
-  type TypedTable,
-} from './typed-row-sql.ts';
+import { lateConflictCtes, TYPED_TABLES, typedRowCtes, typedRowTally } from './typed-row-sql.ts';
 
 export interface NewDelivery {
   /** Decimal text of a bigint: a JS number cannot hold every 19-digit id. */
@@ -63,15 +57,10 @@ export async function storeDeliveries(
   batch: readonly DeliveryToStore[],
 ): Promise<StoredOutcome[]> {
   const byKey = [...batch].sort((a, b) => compareIds(a.delivery.webhookId, b.delivery.webhookId));
-  const [payments, payTo, rejections, directCredits] = typedRowsByTable(byKey);
-
   const rows = await runPrepared<StatementRow, Database>(db, STORE_STATEMENT, [
     deliveriesJson(byKey),
     Buffer.concat(byKey.map(({ delivery }) => delivery.rawBody)),
-    payments,
-    payTo,
-    rejections,
-    directCredits,
+    ...typedRowsByTable(byKey),
     directCreditBatchesJson(byKey),
   ]);
 
@@ -104,17 +93,8 @@ interface StatementRow {
   conflicts: number;
 }
 
-const [PAYMENTS_TABLE, PAYTO_TABLE, REJECTIONS_TABLE, DIRECT_CREDITS_TABLE] = TYPED_TABLES as [
-  TypedTable,
-  TypedTable,
-  TypedTable,
-  TypedTable,
-];
-const TYPED = PAYMENTS_TABLE;
-const PAYTO = PAYTO_TABLE;
-const REJECTIONS = REJECTIONS_TABLE;
-const DIRECT = DIRECT_CREDITS_TABLE;
-const ALL_TYPED = [TYPED, PAYTO, REJECTIONS, DIRECT];
+/** The registry's typed tables (events/event-types.ts), in the statement's order. */
+const ALL_TYPED = TYPED_TABLES;
 
 /** A conflict recorded by `<alias>_conflict` is a `conflict.detected` event. */
 const conflictEvents = (alias: string): OutboxSource => ({
@@ -127,38 +107,33 @@ const conflictEvents = (alias: string): OutboxSource => ({
 });
 
 /**
+ * A typed row inserted is its table's event. The event name is the row's own where the key
+ * holds it (both rejection events share a table), else the table's one event, as a literal.
+ */
+const rowEvents = (t: (typeof ALL_TYPED)[number]): OutboxSource => ({
+  type: t.feedType,
+  from: `${t.alias}_ins`,
+  eventName: (t.key as readonly string[]).includes('event_name')
+    ? 'event_name'
+    : `'${onlyEvent(t.contract.events)}'`,
+  businessKey: t.businessKey,
+  webhookId: 'webhook_id',
+});
+
+function onlyEvent(events: readonly string[]): string {
+  const [event, ...others] = events;
+  if (event === undefined || others.length > 0 || !/^[A-Za-z0-9]+$/.test(event)) {
+    throw new Error(`a table without event_name in its key holds one event (${events.join()})`);
+  }
+  return event;
+}
+
+/**
  * The feed's events (docs/feed.md), from what this statement inserted: each typed row, each
  * unmodelled delivery, then each conflict (after the key's own row, as positions will be).
  */
 const STORE_OUTBOX = feedOutboxCte([
-  {
-    type: 'payment.received',
-    from: `${TYPED.alias}_ins`,
-    eventName: "'NPPReceivePayment'",
-    businessKey: 'transaction_id',
-    webhookId: 'webhook_id',
-  },
-  {
-    type: 'payto_payment.received',
-    from: `${PAYTO.alias}_ins`,
-    eventName: "'PayToReceivePayment'",
-    businessKey: 'transaction_id',
-    webhookId: 'webhook_id',
-  },
-  {
-    type: 'credit_rejection.received',
-    from: `${REJECTIONS.alias}_ins`,
-    eventName: 'event_name',
-    businessKey: 'rejection_id',
-    webhookId: 'webhook_id',
-  },
-  {
-    type: 'direct_credit.received',
-    from: `${DIRECT.alias}_ins`,
-    eventName: "'InboundDirectCredit'",
-    businessKey: 'transaction_id',
-    webhookId: 'webhook_id',
-  },
+  ...ALL_TYPED.map(rowEvents),
   {
     type: 'event.unmodelled',
     from: 'delivery',
@@ -174,8 +149,8 @@ const STORE_OUTBOX = feedOutboxCte([
 const LATE_CONFLICT_OUTBOX = feedOutboxCte(ALL_TYPED.map((t) => conflictEvents(t.alias)));
 
 /**
- * The store statement: one fixed text whatever the batch size (everything travels in six JSON
- * parameters and one of bytes), so each connection prepares it once (see
+ * The store statement: one fixed text whatever the batch size (everything travels in JSON
+ * parameters, one per typed table and three more, and one of bytes), so each connection prepares it once (see
  * prepared-statement.ts). The bodies travel as they are: all of the batch's raw bytes in one
  * bytea parameter, which pg sends in binary, each delivery naming its slice (`body_at`,
  * `body_bytes`); no base64 to write in Node, nor to decode inside a JSON document. `dc_batch`
@@ -186,10 +161,7 @@ function storeTemplate(
   // In the order they stand in the text: parameters are numbered $1, $2, … as they appear.
   deliveries: string,
   bodies: Buffer,
-  payments: string,
-  payTo: string,
-  rejections: string,
-  directCredits: string,
+  typedRows: readonly string[],
   directCreditBatches: string,
 ): RawBuilder<unknown> {
   return sql`
@@ -211,10 +183,11 @@ function storeTemplate(
       ON CONFLICT DO NOTHING
       RETURNING webhook_id, body_sha256, event_name, modelled
     ),
-    ${typedRowCtes(TYPED, payments)},
-    ${typedRowCtes(PAYTO, payTo)},
-    ${typedRowCtes(REJECTIONS, rejections)},
-    ${typedRowCtes(DIRECT, directCredits)},
+    ${sql.join(
+      ALL_TYPED.map((t, index) => typedRowCtes(t, typedRows[index] ?? '')),
+      sql`,
+    `,
+    )},
     dc_batch AS (
       INSERT INTO direct_credit_batches SELECT b.*
       FROM jsonb_to_recordset(${directCreditBatches}::jsonb) AS x(webhook_id bigint,
@@ -240,17 +213,13 @@ function storeTemplate(
 }
 
 /** The follow-up for typed rows that lost a race (see recordLateConflicts). */
-function lateConflictTemplate(
-  payments: string,
-  payTo: string,
-  rejections: string,
-  directCredits: string,
-) {
+function lateConflictTemplate(typedRows: readonly string[]) {
   return sql`
-    WITH ${lateConflictCtes(TYPED, payments)},
-    ${lateConflictCtes(PAYTO, payTo)},
-    ${lateConflictCtes(REJECTIONS, rejections)},
-    ${lateConflictCtes(DIRECT, directCredits)},
+    WITH ${sql.join(
+      ALL_TYPED.map((t, index) => lateConflictCtes(t, typedRows[index] ?? '')),
+      sql`,
+    `,
+    )},
     ${LATE_CONFLICT_OUTBOX}
     SELECT webhook_id::text, count(*)::int AS conflicts FROM (
       ${sql.raw(ALL_TYPED.map((t) => `SELECT webhook_id FROM ${t.alias}_conflict`).join(' UNION ALL '))}
@@ -258,15 +227,17 @@ function lateConflictTemplate(
   `;
 }
 
+/** One empty JSON parameter per typed table: the statements' shape, not their values. */
+const NO_TYPED_ROWS = ALL_TYPED.map(() => '');
 const STORE_STATEMENT = preparedStatement(
   'store-deliveries-v3',
-  storeTemplate('', Buffer.alloc(0), '', '', '', '', ''),
-  7,
+  storeTemplate('', Buffer.alloc(0), NO_TYPED_ROWS, ''),
+  ALL_TYPED.length + 3,
 );
 const LATE_CONFLICT_STATEMENT = preparedStatement(
   'record-late-conflicts-v2',
-  lateConflictTemplate('', '', '', ''),
-  4,
+  lateConflictTemplate(NO_TYPED_ROWS),
+  ALL_TYPED.length,
 );
 
 /**
@@ -280,34 +251,33 @@ async function recordLateConflicts(
 ): Promise<Map<string, number>> {
   const racing = new Set(rows.filter((row) => row.unresolved > 0).map((row) => row.webhook_id));
   if (racing.size === 0) return new Map();
-  const [payments, payTo, rejections, directCredits] = typedRowsByTable(
-    items.filter((item) => racing.has(item.delivery.webhookId)),
-  );
   const found = await runPrepared<{ webhook_id: string; conflicts: number }, Database>(
     db,
     LATE_CONFLICT_STATEMENT,
-    [payments, payTo, rejections, directCredits],
+    typedRowsByTable(items.filter((item) => racing.has(item.delivery.webhookId))),
   );
   return new Map(found.map((row) => [row.webhook_id, row.conflicts]));
 }
 
+/** A typed table's place among the parameters, and its rows' business key, by `TypedRows` kind. */
+const TABLE_OF_KIND = new Map(
+  ALL_TYPED.map((t, index) => [t.kind as TypedRows['kind'], { index, rowKey: t.rowKey }]),
+);
+
 /**
- * Each typed table's rows as one JSON parameter: `{position, webhook_id, body_sha256,
- * event_name, record_index, row}`, `row` keyed by column name. Sorted by business key, so
- * concurrent statements lock keys in one order; `position` is that order.
+ * Each typed table's rows as one JSON parameter (in the order of the registry's typed tables):
+ * `{position, webhook_id, body_sha256, event_name, record_index, row}`, `row` keyed by column
+ * name. Sorted by business key, so concurrent statements lock keys in one order; `position` is
+ * that order.
  */
-function typedRowsByTable(items: readonly DeliveryToStore[]): [string, string, string, string] {
-  const tables: Record<TypedRows['kind'], TypedItem[]> = {
-    'npp-payment': [],
-    'payto-payment': [],
-    'credit-rejections': [],
-    'direct-credits': [],
-    unmodelled: [],
-  };
+function typedRowsByTable(items: readonly DeliveryToStore[]): string[] {
+  const tables: TypedItem[][] = ALL_TYPED.map(() => []);
   for (const { delivery, typed } of items) {
-    const list = tables[typed.kind];
+    const table = TABLE_OF_KIND.get(typed.kind);
+    if (table === undefined) continue; // unmodelled: no typed rows
+    const list = tables[table.index] as TypedItem[];
     typed.rows.forEach((row, recordIndex) => {
-      const key = 'rejectionId' in row ? row.rejectionId : row.transactionId;
+      const key = (row as Readonly<Record<string, string>>)[table.rowKey] as string;
       list.push({ key, delivery, recordIndex, row });
     });
   }
@@ -318,12 +288,7 @@ function typedRowsByTable(items: readonly DeliveryToStore[]): [string, string, s
     );
     return `[${list.map(typedItemJson).join(',')}]`;
   };
-  return [
-    json(tables['npp-payment']),
-    json(tables['payto-payment']),
-    json(tables['credit-rejections']),
-    json(tables['direct-credits']),
-  ];
+  return tables.map(json);
 }
 
 /**

@@ -1,51 +1,19 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { TypedTableName } from '../events/data-contract.ts';
+import type { TypedTableEntry, TypedTableSpec } from '../events/event-types.ts';
 import type { Same } from '../events/record-reader.ts';
-import type {
-  CreditRejectionRow,
-  DirectCreditRow,
-  NppPaymentRow,
-  PayToPaymentRow,
-} from '../events/types.ts';
+import type { TypedRows } from '../events/types.ts';
 import type { Database } from '../../lib/database/database.ts';
+
+export { TYPED_TABLES } from '../events/event-types.ts';
 
 /**
  * The SQL that writes typed rows and records conflicts, one set of CTEs per typed table, built
- * once from this list so the typed tables behave the same. Rows travel as JSON and become table
- * rows with `jsonb_populate_record(NULL::<table>, …)`: each JSON key is a column name, so a
- * column added by a migration needs no change here.
+ * once per table of the registry (events/event-types.ts) so the typed tables behave the same.
+ * Rows travel as JSON and become table rows with `jsonb_populate_record(NULL::<table>, …)`:
+ * each JSON key is a column name, so a column added by a migration needs no change here.
  */
-export interface TypedTable {
-  table: TypedTableName;
-  /** CTE name prefix. */
-  alias: string;
-  /** The unique business key, in column order. */
-  key: readonly string[];
-  /** The key column an operator searches by (the other is event_name). */
-  businessKey: string;
-}
-
-export const TYPED_TABLES: readonly TypedTable[] = [
-  { table: 'npp_payments', alias: 'pay', key: ['transaction_id'], businessKey: 'transaction_id' },
-  {
-    table: 'payto_payments',
-    alias: 'payto',
-    key: ['transaction_id'],
-    businessKey: 'transaction_id',
-  },
-  {
-    table: 'credit_rejections',
-    alias: 'rej',
-    key: ['event_name', 'rejection_id'],
-    businessKey: 'rejection_id',
-  },
-  {
-    table: 'direct_credits',
-    alias: 'dc',
-    key: ['transaction_id'],
-    businessKey: 'transaction_id',
-  },
-];
+export type TypedTable = Pick<TypedTableSpec, 'table' | 'alias' | 'key' | 'businessKey'>;
 
 /** `payIdName` -> `pay_id_name`, as a type. */
 type Snake<S extends string> = S extends `${infer Head}${infer Tail}`
@@ -55,21 +23,30 @@ type Snake<S extends string> = S extends `${infer Head}${infer Tail}`
 /** A row as its table's columns. */
 type Columns<Row> = { [K in keyof Row & string as Snake<K>]: Row[K] };
 
-/** A table's columns but those storage adds from the delivery. */
-type Stored<T extends TypedTableName> = Omit<
-  Database[T],
-  'webhook_id' | 'received_at' | (T extends 'credit_rejections' ? 'event_name' : never)
+/** The row a parser hands over for a `TypedRows` kind. */
+type RowOfKind<K> = Extract<TypedRows, { kind: K }>['rows'][number];
+
+/** A table's columns but those storage adds from the delivery (event_name where it is key). */
+type Stored<E extends TypedTableEntry> = Omit<
+  Database[E['table']],
+  'webhook_id' | 'received_at' | ('event_name' extends E['key'][number] ? 'event_name' : never)
 >;
 
 // Compile-time: database.ts (which mirrors migrations/) declares exactly the columns the data
-// contract's rows fill, with the same types, in every typed table.
-const tablesMatchContract: [
-  Same<Columns<NppPaymentRow>, Stored<'npp_payments'>>,
-  Same<Columns<PayToPaymentRow>, Stored<'payto_payments'>>,
-  Same<Columns<CreditRejectionRow>, Stored<'credit_rejections'>>,
-  Same<Columns<DirectCreditRow>, Stored<'direct_credits'>>,
-] = [true, true, true, true];
+// contract's rows fill, with the same types, in every registered typed table. (The migrated
+// schema itself is checked against the registry by
+// test/integration/receiver/event-types-schema.test.ts.)
+type TableMatches = {
+  [E in TypedTableEntry as E['table']]: Same<Columns<RowOfKind<E['kind']>>, Stored<E>>;
+};
+/** True when no table's check is false. */
+type AllTrue<T> = false extends T[keyof T] ? false : true;
+const tablesMatchContract: AllTrue<TableMatches> = true;
 void tablesMatchContract;
+
+// Every typed table of database.ts is registered (and only those).
+const everyTableRegistered: Same<TypedTableEntry['table'], TypedTableName> = true;
+void everyTableRegistered;
 
 const raw = (text: string) => sql.raw(text);
 
