@@ -6,7 +6,8 @@
  * both ways on small trees of its own.
  *
  *   src/lib/         generic jobs, one home each: imports only src/lib/
- *   src/receiver/    answers the platform: src/lib/ only, never feed, platform, operations, cli
+ *   src/receiver/    answers the platform: src/lib/ only, never capture, feed, platform, operations, cli
+ *   src/capture/     the capture format (files of answered deliveries): the receiver and src/lib/
  *   src/feed/        hands stored events on: the receiver (its door) and src/lib/
  *   src/platform/    the platform as a client sees it: src/lib/ only (money and leases live there)
  *   src/operations/  retention and quarantine: the receiver (its door) and src/lib/
@@ -21,7 +22,7 @@
  */
 
 /** Modules with a door (index.ts). src/lib/ has none: each of its files is a small library. */
-const MODULES = 'receiver|platform|feed|operations';
+const MODULES = 'receiver|capture|platform|feed|operations';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {
@@ -46,6 +47,14 @@ export default {
       comment: 'Receiving never depends on what sits around it: not even through a third module.',
       severity: 'error',
       from: { path: '^src/receiver/' },
+      to: { path: '^src/(capture|feed|platform|operations|cli)/', reachable: true },
+    },
+    {
+      name: 'capture-builds-on-receiver',
+      comment:
+        'The capture format reads what the receiver answered: the receiver and src/lib/, nothing around them.',
+      severity: 'error',
+      from: { path: '^src/capture/' },
       to: { path: '^src/(feed|platform|operations|cli)/', reachable: true },
     },
     {

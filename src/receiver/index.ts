@@ -5,22 +5,10 @@
  * from here; what is not exported here is private to the receiver.
  */
 
-export { bodyBytes, bodyField } from './capture/capture-body.ts';
-export { captureHeaders } from './capture/capture-headers.ts';
-export { createCaptureWriter } from './capture/capture-writer.ts';
-export {
-  type CapturedDelivery,
-  CapturedDeliveryError,
-  parseCapturedDelivery,
-  serialiseCapturedDelivery,
-} from './capture/captured-delivery.ts';
-export {
-  differencesFromExpected,
-  type ExpectedAnswer,
-  ROW_TABLES,
-  type RowTable,
-} from './capture/expected-answer.ts';
 export { decodeBody } from './delivery/decode-body.ts';
+export { type DeliveryOutcome } from './delivery/delivery-answers.ts';
+export { type Capture } from './http/capture-hook.ts';
+export { type TypedRows } from './events/types.ts';
 export { duplicate, quarantined } from './delivery/delivery-answers.ts';
 export { parseWebhookId } from './delivery/webhook-id.ts';
 export {
@@ -36,7 +24,11 @@ export {
   type TypedTableName,
 } from './events/data-contract.ts';
 export { isWellFormedEventName } from './events/event-name.ts';
-export { TYPED_TABLES, type TypedTableEntry } from './events/event-types.ts';
+export {
+  type CapturedTypedTable,
+  TYPED_TABLES,
+  type TypedTableEntry,
+} from './events/event-types.ts';
 export { findEventModel } from './events/registry.ts';
 export { createMetrics, type Metrics } from './http/metrics.ts';
 export { type FeedEventType } from './storage/feed-outbox-sql.ts';

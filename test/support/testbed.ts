@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
-import { ROW_TABLES } from '../../src/receiver/capture/expected-answer.ts';
+import { ROW_TABLES } from '../../src/capture/expected-answer.ts';
 import { generateSigningKeyPair, type SigningKeyPair } from './signing.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
 

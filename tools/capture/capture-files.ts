@@ -4,7 +4,7 @@ import {
   CapturedDeliveryError,
   parseCapturedDelivery,
   type CapturedDelivery,
-} from '../../src/receiver/index.ts';
+} from '../../src/capture/index.ts';
 
 export type LoadedCapture =
   | { file: string; ok: true; delivery: CapturedDelivery }

@@ -6,9 +6,9 @@ import { findEventModel } from '../../src/receiver/index.ts';
 import type { Db } from '../../src/lib/database/database.ts';
 import { keyFingerprint } from '../../src/receiver/index.ts';
 import { decodeSignature, verifySignature } from '../../src/receiver/index.ts';
-import { bodyField } from '../../src/receiver/index.ts';
-import { captureHeaders } from '../../src/receiver/index.ts';
-import { serialiseCapturedDelivery } from '../../src/receiver/index.ts';
+import { bodyField } from '../../src/capture/index.ts';
+import { captureHeaders } from '../../src/capture/index.ts';
+import { serialiseCapturedDelivery } from '../../src/capture/index.ts';
 import { targetRows } from './export-target-rows.ts';
 import { providerHex } from '../../src/lib/platform-key.ts';
 

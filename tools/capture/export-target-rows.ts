@@ -1,5 +1,7 @@
-import { findEventModel, ROW_TABLES, TYPED_TABLES } from '../../src/receiver/index.ts';
-import type { RowTable, TypedTableEntry } from '../../src/receiver/index.ts';
+import { findEventModel, TYPED_TABLES } from '../../src/receiver/index.ts';
+import { ROW_TABLES } from '../../src/capture/index.ts';
+import type { TypedTableEntry } from '../../src/receiver/index.ts';
+import type { RowTable } from '../../src/capture/index.ts';
 
 /**
  * The rows a quarantined delivery should write once the receiver accepts it: one delivery, plus

@@ -1,9 +1,9 @@
 import type { Agent } from 'node:http';
 import { parseWebhookId } from '../../src/receiver/index.ts';
-import { bodyBytes } from '../../src/receiver/index.ts';
+import { bodyBytes } from '../../src/capture/index.ts';
 import type { LoadedCapture } from './capture-files.ts';
-import type { CapturedDelivery } from '../../src/receiver/index.ts';
-import { differencesFromExpected } from '../../src/receiver/index.ts';
+import type { CapturedDelivery } from '../../src/capture/index.ts';
+import { differencesFromExpected } from '../../src/capture/index.ts';
 import { envelopeStatus, postBytes } from '../common/post-delivery.ts';
 import { answerKind, envelopeDescription, type AnswerKind } from './answer-words.ts';
 

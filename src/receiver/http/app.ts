@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import type { Capture } from '../capture/capture-writer.ts';
+import type { Capture } from './capture-hook.ts';
 import { configDefault } from '../../lib/config.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Db } from '../../lib/database/database.ts';

@@ -11,7 +11,7 @@ import {
 import { unauthorised } from '../delivery/delivery-answers.ts';
 import type { SecretMatcher } from '../../lib/secrets.ts';
 import { sendEnvelope } from '../../lib/http/error-envelope.ts';
-import type { Capture } from '../capture/capture-writer.ts';
+import type { Capture } from './capture-hook.ts';
 import type { Metrics } from './metrics.ts';
 import { closeConnectionAfterAnswer } from '../../lib/http/close-after-answer.ts';
 import { notFound } from '../../lib/http/http-error.ts';

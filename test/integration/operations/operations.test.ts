@@ -7,7 +7,7 @@ import pg from 'pg';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createApp, type AppDeps } from '../../../src/receiver/http/app.ts';
-import { createCaptureWriter } from '../../../src/receiver/capture/capture-writer.ts';
+import { createCaptureWriter } from '../../../src/capture/capture-writer.ts';
 import { createLogger } from '../../../src/lib/logger.ts';
 import { createMetrics } from '../../../src/receiver/http/metrics.ts';
 import { listen } from '../../../src/lib/http/server.ts';

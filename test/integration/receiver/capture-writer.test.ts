@@ -6,13 +6,14 @@ import path from 'node:path';
 import express from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadCaptureFile } from '../../../tools/capture/capture-files.ts';
-import { createCaptureWriter, type Capture } from '../../../src/receiver/capture/capture-writer.ts';
-import { parseCapturedDelivery } from '../../../src/receiver/capture/captured-delivery.ts';
+import { createCaptureWriter } from '../../../src/capture/capture-writer.ts';
+import type { Capture } from '../../../src/receiver/index.ts';
+import { parseCapturedDelivery } from '../../../src/capture/captured-delivery.ts';
 import {
   differencesFromExpected,
   ROW_TABLES,
   type RowTable,
-} from '../../../src/receiver/capture/expected-answer.ts';
+} from '../../../src/capture/expected-answer.ts';
 import { replayCaptures } from '../../../tools/capture/replay-deliveries.ts';
 import { createLogger } from '../../../src/lib/logger.ts';
 import { createConfiguredKeySource } from '../../../src/receiver/verification/key-source.ts';

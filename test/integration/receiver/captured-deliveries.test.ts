@@ -1,14 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bodyBytes } from '../../../src/receiver/capture/capture-body.ts';
+import { bodyBytes } from '../../../src/capture/capture-body.ts';
 import { captureFilesAt, loadCaptureFile } from '../../../tools/capture/capture-files.ts';
-import type { CapturedDelivery } from '../../../src/receiver/capture/captured-delivery.ts';
+import type { CapturedDelivery } from '../../../src/capture/captured-delivery.ts';
 import {
   differencesFromExpected,
   ROW_TABLES,
   type RowTable,
-} from '../../../src/receiver/capture/expected-answer.ts';
+} from '../../../src/capture/expected-answer.ts';
 import { createConfiguredKeySource } from '../../../src/receiver/verification/key-source.ts';
 import { parsePublicKey } from '../../../src/receiver/verification/public-key.ts';
 import { buildTestApp } from '../../support/test-app.ts';
@@ -16,7 +16,7 @@ import { createTestDatabase, type TestDatabase } from '../../support/test-databa
 
 /**
  * Replays every file in test/fixtures/captured/ (format: docs/captured-fixtures.md, defined in
- * src/receiver/capture/captured-delivery.ts) through the app: the exact bytes, exactly the recorded
+ * src/capture/captured-delivery.ts) through the app: the exact bytes, exactly the recorded
  * headers, the recorded public key, no shared secret. Each file's `expected` block is the
  * contract the app must meet.
  */

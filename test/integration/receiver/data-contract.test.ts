@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import request from 'supertest';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { bodyBytes as capturedBytes } from '../../../src/receiver/capture/capture-body.ts';
+import { bodyBytes as capturedBytes } from '../../../src/capture/capture-body.ts';
 import { loadCaptureFile } from '../../../tools/capture/capture-files.ts';
 import { findEventModel } from '../../../src/receiver/events/registry.ts';
 import { decodeBody } from '../../../src/receiver/delivery/decode-body.ts';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startKeyServer } from '../../common/key-server.ts';
-import { parseCapturedDelivery } from '../../../src/receiver/index.ts';
+import { parseCapturedDelivery } from '../../../src/capture/index.ts';
 import { providerHex } from '../../../src/lib/platform-key.ts';
 import { keyFingerprint } from '../../../src/receiver/index.ts';
 import { sendDelivery } from '../../../test/support/deliveries.ts';

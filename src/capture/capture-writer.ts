@@ -1,15 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { link, mkdir, unlink, writeFile } from 'node:fs/promises';
-import type { IncomingHttpHeaders } from 'node:http';
 import path from 'node:path';
-import type { Logger } from '../../lib/logger.ts';
-import type { SigningKeySource } from '../verification/key-source.ts';
-import { decodeSignature, verifySignature } from '../verification/signature.ts';
+import type { Logger } from '../lib/logger.ts';
+import {
+  type Capture,
+  decodeSignature,
+  type SigningKeySource,
+  verifySignature,
+} from '../receiver/index.ts';
 import { bodyField } from './capture-body.ts';
 import { captureHeaders } from './capture-headers.ts';
 import { serialiseCapturedDelivery } from './captured-delivery.ts';
 import { cleanReplayExpectation } from './clean-replay-expectation.ts';
-import { providerHex } from '../../lib/platform-key.ts';
+import { providerHex } from '../lib/platform-key.ts';
 
 export interface CaptureWriterOptions {
   dir: string;
@@ -17,16 +20,6 @@ export interface CaptureWriterOptions {
   /** The key in hand is recorded as the file's publicKey (it verified the delivery). */
   keys: Pick<SigningKeySource, 'current'>;
   now?: () => Date;
-}
-
-export interface Capture {
-  /** The event name as it arrived in the URL. */
-  eventName: string;
-  rawBody: Buffer;
-  headers: IncomingHttpHeaders;
-  httpStatus: number;
-  outcome: string;
-  errorPaths?: string[];
 }
 
 const CAPTURED_OUTCOMES = ['stored', 'duplicate', 'quarantined'] as const;

@@ -1,8 +1,10 @@
-import { decodeBody } from '../delivery/decode-body.ts';
-import { findEventModel } from '../events/registry.ts';
-import type { TypedRows } from '../events/types.ts';
-import type { DeliveryOutcome } from '../delivery/delivery-answers.ts';
-import { TYPED_TABLES } from '../events/event-types.ts';
+import {
+  decodeBody,
+  type DeliveryOutcome,
+  findEventModel,
+  TYPED_TABLES,
+  type TypedRows,
+} from '../receiver/index.ts';
 import { ROW_TABLES, type ExpectedAnswer, type Outcome, type RowTable } from './expected-answer.ts';
 
 // The file format (expected-answer.ts) lists the receiver's outcomes itself, since it may not import the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cleanReplayExpectation } from '../../../../src/receiver/capture/clean-replay-expectation.ts';
+import { cleanReplayExpectation } from '../../../src/capture/clean-replay-expectation.ts';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 const payment = Buffer.from(

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bodyBytes, bodyField } from '../../../../src/receiver/capture/capture-body.ts';
+import { bodyBytes, bodyField } from '../../../src/capture/capture-body.ts';
 import {
   CapturedDeliveryError,
   parseCapturedDelivery,
   readCapturedDelivery,
   serialiseCapturedDelivery,
   type CapturedDelivery,
-} from '../../../../src/receiver/capture/captured-delivery.ts';
+} from '../../../src/capture/captured-delivery.ts';
 
 const valid = (): CapturedDelivery => ({
   formatVersion: 1,

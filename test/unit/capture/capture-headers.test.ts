@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { captureHeaders } from '../../../../src/receiver/capture/capture-headers.ts';
+import { captureHeaders } from '../../../src/capture/capture-headers.ts';
 
 describe('captureHeaders', () => {
   it('when a request carries credentials and transport headers, then only the delivery headers are kept, in the canonical order', () => {

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { CREDENTIAL_HEADERS } from '../../lib/credential-headers.ts';
+import { CREDENTIAL_HEADERS } from '../lib/credential-headers.ts';
 
 /** Transport headers belong to one hop, not to the delivery; a replaying client sets its own. */
 export const TRANSPORT_HEADERS: readonly string[] = [

@@ -1,8 +1,4 @@
-import {
-  TYPED_TABLES,
-  type CapturedTypedTable,
-  type TypedTableEntry,
-} from '../events/event-types.ts';
+import { TYPED_TABLES, type CapturedTypedTable, type TypedTableEntry } from '../receiver/index.ts';
 
 /** What a captured delivery says the receiver must answer, and how to compare an answer to it. */
 
