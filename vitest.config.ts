@@ -1,15 +1,32 @@
 import { defineConfig } from 'vitest/config';
+import { PLAN_TESTS } from './test/plan-tests.ts';
+
+const SUITE = ['test/**/*.test.ts', 'tools/**/test/**/*.test.ts'];
+const NOT_HERE = ['tools/bench/**', '**/node_modules/**'];
 
 export default defineConfig({
   test: {
     // The product's tests, and each tool's beside it; the benchmark harness's own tests run in
     // `npm run test:bench` (tools/bench/vitest.config.ts).
-    include: ['test/**/*.test.ts', 'tools/**/test/**/*.test.ts'],
-    exclude: ['tools/bench/**', '**/node_modules/**'],
-    // One embedded Postgres (or the machine's, via TEST_DATABASE_URL) is started once for the run;
-    // each integration test file creates its own database inside it.
+    // Two lanes, both run by `npm test`: the suite, and the plan tests on seeded tables
+    // (test/plan-tests.ts), slow enough to want a lane of their own (`npm run test:plans`).
+    projects: [
+      {
+        extends: true,
+        test: { name: 'suite', include: SUITE, exclude: [...NOT_HERE, ...PLAN_TESTS] },
+      },
+      { extends: true, test: { name: 'plans', include: PLAN_TESTS, exclude: NOT_HERE } },
+    ],
+    // One embedded Postgres (or the machine's, via TEST_DATABASE_URL) is started once per lane,
+    // with one database migrated once (the template); each integration test file gets a copy.
     globalSetup: ['test/support/global-setup.ts'],
-    testTimeout: 20_000,
+    // Files run side by side: most of a test's time is spent waiting (on Postgres, a child
+    // process, a socket), so four files at once on two cores finish in about half the time.
+    // Each file has its own database, and every port is free-port's.
+    maxWorkers: 4,
+    // A bound on a test that hangs, not a speed target: with four files at once on two cores a
+    // test that spawns a few CLI processes (tsx starting each) takes two to three times as long.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     // Only with `npm run test:coverage` (`vitest run --coverage`); plain `npm test` measures nothing.
     coverage: {

@@ -5,11 +5,14 @@ import type { TestProject } from 'vitest/node';
 import { freePort } from '../../tools/common/free-port.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { startEmbeddedPostgres } from '../../src/lib/database/embedded-postgres.ts';
+import { createMigratedTemplate } from './migrated-template.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** A Postgres URL allowed to create and drop databases; each test file makes its own. */
     adminDatabaseUrl: string;
+    /** A database migrated to the latest migration once per run: files copy it (TEMPLATE). */
+    templateDatabase: string;
   }
 }
 
@@ -22,7 +25,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const external = process.env.TEST_DATABASE_URL;
   if (external) {
     project.provide('adminDatabaseUrl', external);
-    return async () => {};
+    const template = await createMigratedTemplate(external);
+    project.provide('templateDatabase', template.name);
+    return () => template.drop();
   }
 
   const dir = mkdtempSync(path.join(tmpdir(), 'receiver-test-'));
@@ -34,7 +39,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     ephemeral: true,
   });
   project.provide('adminDatabaseUrl', embedded.url);
+  const template = await createMigratedTemplate(embedded.url);
+  project.provide('templateDatabase', template.name);
   return async () => {
+    await template.drop();
     await embedded.stop();
     rmSync(dir, { recursive: true, force: true });
   };

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { createLogger } from '../../src/lib/logger.ts';
 import { createDatabase, type Db } from '../../src/lib/database/database.ts';
-import { createMigrator, migrateToLatest } from '../../src/lib/database/migrator.ts';
+import { createMigrator } from '../../src/lib/database/migrator.ts';
+import { databaseUrl } from './database-url.ts';
+import { copyTemplate, withAdmin } from './migrated-template.ts';
 
 export interface TestDatabase {
   url: string;
@@ -33,15 +34,20 @@ export function migratedUpToBefore(migration: string): (db: Db) => Promise<void>
   };
 }
 
+/**
+ * Without `migrate`, a copy of the run's template (migrated once by the global setup, see
+ * migrated-template.ts): the same schema the migrator would make, without running it per file.
+ */
 export async function createTestDatabase(
-  migrate: (db: Db) => Promise<void> = (db) => migrateToLatest(db, createLogger('silent')),
+  migrate?: (db: Db) => Promise<void>,
 ): Promise<TestDatabase> {
   const adminUrl = inject('adminDatabaseUrl');
   const name = `receiver_test_${randomBytes(6).toString('hex')}`;
-  await withAdmin(adminUrl, (admin) => admin.query(`CREATE DATABASE ${name}`));
+  if (migrate === undefined) await copyTemplate(adminUrl, inject('templateDatabase'), name);
+  else await withAdmin(adminUrl, (admin) => admin.query(`CREATE DATABASE ${name}`));
   const url = databaseUrl(adminUrl, name);
   const db = createDatabase({ url, poolMax: 20 });
-  await migrate(db);
+  await migrate?.(db);
 
   // Timestamps without zone come back as their text, exactly as stored.
   const client = new pg.Client({
@@ -72,18 +78,4 @@ export async function createTestDatabase(
   };
 }
 
-export function databaseUrl(adminUrl: string, database: string): string {
-  const url = new URL(adminUrl);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
-
-async function withAdmin<T>(adminUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
+export { databaseUrl } from './database-url.ts';
