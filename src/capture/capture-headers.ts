@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { CREDENTIAL_HEADERS } from '../lib/credential-headers.ts';
 
 /** Transport headers belong to one hop, not to the delivery; a replaying client sets its own. */
-export const TRANSPORT_HEADERS: readonly string[] = [
+const TRANSPORT_HEADERS: readonly string[] = [
   'host',
   'content-length',
   'transfer-encoding',

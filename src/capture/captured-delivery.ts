@@ -14,7 +14,7 @@ import {
  * shared by the fixture generator, the fixture test, the capture writer, replay and export.
  */
 
-export const CAPTURE_SOURCES = [
+const CAPTURE_SOURCES = [
   'synthetic',
   'sandbox',
   'production',
@@ -23,7 +23,7 @@ export const CAPTURE_SOURCES = [
   'quarantine',
 ] as const;
 
-export type CaptureSource = (typeof CAPTURE_SOURCES)[number];
+type CaptureSource = (typeof CAPTURE_SOURCES)[number];
 
 export type CapturedDelivery = {
   formatVersion: 1;

@@ -30,7 +30,7 @@ export const STATUS_FOR_OUTCOME: Readonly<Record<Outcome, number>> = {
 };
 
 /** The envelope's `status` word for each answer a delivery can get (src/receiver/http/envelope.ts). */
-export const STATUS_WORDS: Readonly<Record<number, string>> = {
+const STATUS_WORDS: Readonly<Record<number, string>> = {
   200: 'Ok',
   400: 'BadRequest',
   401: 'Unauthorised',

@@ -75,7 +75,7 @@ export interface FeedStats {
  * history, say). Every query below reads a partial index (unassigned, due, dead) or the
  * position index's end, so its cost follows the backlog, never the rows kept.
  */
-export const STATS_COUNT_CAP = 100_000;
+const STATS_COUNT_CAP = 100_000;
 
 /**
  * The feed's numbers. `relay: false` (no push relay configured) reads only what does not depend

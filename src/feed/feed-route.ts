@@ -5,8 +5,8 @@ import type { FeedNotifier } from './feed-notifier.ts';
 import { feedPageJson, readFeedPage } from './feed-page.ts';
 import type { Db } from '../lib/database/database.ts';
 
-export const MAX_LIMIT = 500;
-export const MAX_WAIT_SECONDS = 30;
+const MAX_LIMIT = 500;
+const MAX_WAIT_SECONDS = 30;
 /** Long polls re-check this often even without a notification (a lost one costs this much). */
 const RECHECK_MS = 1000;
 /** Requests served at once; beyond it a quick 503 (each may hold a page in memory). */

@@ -36,14 +36,14 @@ export interface Relay {
   stop(): Promise<void>;
 }
 
-export type PostOutcome = { ok: true; status: number } | { ok: false; error: string };
+type PostOutcome = { ok: true; status: number } | { ok: false; error: string };
 
 /**
  * One POST of an event. Success is a 2xx and nothing else: a redirect is not followed (the
  * signature names this URL's consumer), and a timeout, a refused connection or any other
  * status is a failure to retry. The answer's body is not read.
  */
-export async function postJson(
+async function postJson(
   url: string,
   headers: Record<string, string>,
   body: string,

@@ -13,16 +13,16 @@ import { parseWebhookSecret } from './webhook-secret.ts';
  */
 
 /** `local`: this project's offline sandbox (`npm run sandbox`) on its default address. */
-export const LOCAL_SANDBOX_URL = 'http://127.0.0.1:8787';
+const LOCAL_SANDBOX_URL = 'http://127.0.0.1:8787';
 
-export const PROVIDER_BASE_URLS = {
+const PROVIDER_BASE_URLS = {
   local: LOCAL_SANDBOX_URL,
   sandbox: 'https://api.m-pay.com.au',
   production: 'https://api.mpay.com.au',
 } as const;
 
 /** Where the platform issues bearer tokens (a different host from the payments API). */
-export const PROVIDER_AUTH_URLS = {
+const PROVIDER_AUTH_URLS = {
   local: LOCAL_SANDBOX_URL,
   sandbox: 'https://sand-api.monoova.com',
   production: 'https://api.monoova.com',
@@ -148,7 +148,7 @@ const trustProxy = z
  * Which description of the platform the provider client speaks (src/platform/client/protocol/dialect.ts):
  * `auto` finds out; `interface` or `public` pins one.
  */
-export const DIALECT_SETTINGS = ['auto', 'interface', 'public'] as const;
+const DIALECT_SETTINGS = ['auto', 'interface', 'public'] as const;
 export type DialectSetting = (typeof DIALECT_SETTINGS)[number];
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
@@ -172,7 +172,7 @@ function isSafeProviderUrl(text: string): boolean {
  * generated from the declaration below (`npm run docs:config`, tools/docs/), and a test fails
  * when either is stale.
  */
-export interface VariableDoc {
+interface VariableDoc {
   /** The README table's "meaning", and the comment above the variable in `.env.example`. */
   readonly doc: string;
   /** May come from `NAME_FILE` (a mounted secret); its value is never shown, only `example`. */

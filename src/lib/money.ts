@@ -7,7 +7,7 @@ import { describeValue } from './describe-value.ts';
  * be "0.3". Four places because that is the most any amount carries anywhere in the kit (the
  * receiver stores `numeric(19,4)`).
  */
-export const UNIT_PLACES = 4;
+const UNIT_PLACES = 4;
 
 /** An amount ("12.5", "-0.0001", " 3 ") as ten-thousandths; throws on anything else. */
 export function toUnits(amount: string): bigint {

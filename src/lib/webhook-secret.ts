@@ -4,7 +4,7 @@
  * and the feed's signer keys its HMAC with them.
  */
 
-export const SECRET_PREFIX = 'whsec_';
+const SECRET_PREFIX = 'whsec_';
 
 /** Spec: secrets of 24 to 64 random bytes. */
 const MIN_SECRET_BYTES = 24;

@@ -4,4 +4,4 @@
  * (the quarantine and prune commands) never loads Express.
  */
 
-export { type AppDeps, createApp } from './http/app.ts';
+export { createApp } from './http/app.ts';

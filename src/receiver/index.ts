@@ -11,18 +11,7 @@ export { type Capture } from './http/capture-hook.ts';
 export { type TypedRows } from './events/types.ts';
 export { duplicate, quarantined } from './delivery/delivery-answers.ts';
 export { parseWebhookId } from './delivery/webhook-id.ts';
-export {
-  type ColumnSpec,
-  columnName,
-  contractOf,
-  type FieldKind,
-  type FieldSpec,
-  sampleRecord,
-  samplePayload,
-  TYPED_ROW_CONTRACTS,
-  type TypedRowContract,
-  type TypedTableName,
-} from './events/data-contract.ts';
+export { contractOf, sampleRecord, samplePayload } from './events/data-contract.ts';
 export { isWellFormedEventName } from './events/event-name.ts';
 export {
   type CapturedTypedTable,

@@ -11,7 +11,7 @@ import { databaseUrl } from './test-database.ts';
  * monoova.role_prefix setting), so test files never share roles: connect as each, apply the
  * file, and answer a statement's SQLSTATE.
  */
-export type RoleName = 'owner' | 'receiver' | 'reader';
+type RoleName = 'owner' | 'receiver' | 'reader';
 export const INSUFFICIENT_PRIVILEGE = '42501';
 
 export interface RolesDatabase {
@@ -26,7 +26,7 @@ export interface RolesDatabase {
 
 const ROLES_SQL = path.join(PROJECT_DIR, 'deploy/sql/roles.sql');
 
-export async function withClient<T>(
+async function withClient<T>(
   url: string,
   work: (client: pg.Client) => Promise<T>,
 ): Promise<T> {

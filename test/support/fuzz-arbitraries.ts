@@ -117,7 +117,7 @@ const rejection = fc.record({
   transactionType: text,
 }) as fc.Arbitrary<Record<string, Tree>>;
 
-export const MODELLED_EVENTS = [
+const MODELLED_EVENTS = [
   'NPPReceivePayment',
   'InboundDirectCreditRejections',
   'NPPCreditRejections',
@@ -283,7 +283,7 @@ export const malformedPercentSegment: fc.Arbitrary<string> = fc
 export type HeaderValue = string | string[] | undefined;
 
 /** What the receiver must do with a header: accept it, refuse it (400), or either. */
-export type Verdict = 'accept' | 'refuse' | 'either';
+type Verdict = 'accept' | 'refuse' | 'either';
 
 export interface HeaderChoice {
   value: HeaderValue;
@@ -298,7 +298,7 @@ const headerChar = fc
   .map((code) => String.fromCharCode(code));
 
 /** Any value HTTP allows in a header field: visible ASCII, space, tab and obs-text. */
-export const headerText = (maxLength: number) => fc.string({ unit: headerChar, maxLength });
+const headerText = (maxLength: number) => fc.string({ unit: headerChar, maxLength });
 
 /** `FRESH_WEBHOOK_ID` is replaced by a new valid id when the request is sent. */
 export const FRESH_WEBHOOK_ID = 'fresh';

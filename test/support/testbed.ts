@@ -7,7 +7,7 @@ import { createTestDatabase, type TestDatabase } from './test-database.ts';
  * Every table a delivery can write: the captured-fixture format's tables, the direct-credit
  * tables (not in that format) and the feed's outbox.
  */
-export const STORED_TABLES = [
+const STORED_TABLES = [
   ...ROW_TABLES,
   'direct_credits',
   'direct_credit_batches',

@@ -92,7 +92,7 @@ async function replayOne(
   }
 }
 
-export function deliveryUrl(base: string, eventName: string): URL {
+function deliveryUrl(base: string, eventName: string): URL {
   const url = new URL(base);
   if (!url.pathname.endsWith('/')) url.pathname += '/';
   return new URL(`webhooks/${eventName}`, url);

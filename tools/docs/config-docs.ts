@@ -107,7 +107,7 @@ export function describeDifference(file: DocFile): string {
  * already set above it, as `  NAME:` (Compose passes it from the shell or `.env` when set, and
  * not at all when unset). Development-only variables are left out.
  */
-export function renderComposePassThrough(
+function renderComposePassThrough(
   variables: readonly ConfigVariable[],
   composeFile: string,
 ): string {
@@ -120,7 +120,7 @@ export function renderComposePassThrough(
 }
 
 /** The README's table: variable, default, meaning. Unformatted: Prettier pads it. */
-export function renderReadmeTable(variables: readonly ConfigVariable[]): string {
+function renderReadmeTable(variables: readonly ConfigVariable[]): string {
   const rows = variables.map((v) => `| \`${v.name}\` | ${defaultCell(v)} | ${v.doc} |`);
   return ['| variable | default | meaning |', '| --- | --- | --- |', ...rows].join('\n');
 }

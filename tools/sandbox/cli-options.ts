@@ -22,9 +22,9 @@ export const USAGE = `usage: npm run sandbox -- [options]   (an offline stand-in
 environment: SANDBOX_MACCOUNT (16 digits), SANDBOX_API_KEY, SANDBOX_RETRY_DELAY_MS (default 30000;
   2000 with --demo), SANDBOX_DELIVERY_TIMEOUT_MS (default 10000)`;
 
-export const DEFAULT_MACCOUNT = '6279059700000001';
+const DEFAULT_MACCOUNT = '6279059700000001';
 export const DEFAULT_API_KEY = 'sandbox-api-key';
-export const DEFAULT_DEMO_SECRET = 'sandbox-demo-secret';
+const DEFAULT_DEMO_SECRET = 'sandbox-demo-secret';
 
 const milliseconds = z.coerce.number().int().min(0).max(3_600_000);
 const environment = z.object({

@@ -27,8 +27,8 @@ import { createTokenIssuer } from './core/token.ts';
 import { createDeliveryEngine } from './webhooks/delivery-engine.ts';
 import { createNotifier } from './webhooks/notifier.ts';
 
-export const DEFAULT_RETRY_DELAY_MS = 30_000;
-export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
+const DEFAULT_RETRY_DELAY_MS = 30_000;
+const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
 const BODY_LIMIT = '64kb';
 
 export interface SandboxOptions {

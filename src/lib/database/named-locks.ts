@@ -19,7 +19,7 @@ type Executor = Parameters<RawBuilder<unknown>['execute']>[0];
 export const FEED_ASSIGNER_LOCK = 'feed-assigner';
 
 /** Makes the lock's row if it is new (no lock taken, nothing written when it exists). */
-export async function ensureNamedLock(executor: Executor, name: string): Promise<void> {
+async function ensureNamedLock(executor: Executor, name: string): Promise<void> {
   await sql`INSERT INTO named_locks (name) VALUES (${name}) ON CONFLICT (name) DO NOTHING`.execute(
     executor,
   );

@@ -10,7 +10,7 @@ const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBF
 /** Deeper than this, Postgres' own jsonb parser may run out of stack: treat as unsafe. */
 const MAX_DEPTH = 500;
 
-export function isPostgresSafeText(text: string): boolean {
+function isPostgresSafeText(text: string): boolean {
   return !text.includes('\u0000') && !UNPAIRED_SURROGATE.test(text);
 }
 

@@ -5,7 +5,7 @@ import type { Response } from 'express';
  * platform in it; the feed's listener and health routes use it too): status word, description,
  * duration; on a 400, the problems found (`{path, message}` each).
  */
-export interface Envelope {
+interface Envelope {
   status: string;
   statusDescription: string;
   durationMs: number;

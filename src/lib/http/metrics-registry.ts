@@ -1,13 +1,13 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 
-export interface PoolStats {
+interface PoolStats {
   totalCount: number;
   idleCount: number;
   waitingCount: number;
 }
 
 /** The log stream's own accounting (see log-stream.ts). */
-export interface LogStats {
+interface LogStats {
   droppedLines(): number;
   bufferedBytes(): number;
 }

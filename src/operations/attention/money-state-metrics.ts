@@ -10,9 +10,9 @@ import {
 } from './money-states.ts';
 
 /** The database is read at most this often, however often (and by how many) /metrics is scraped. */
-export const MONEY_STATES_MAX_AGE_MS = 5000;
+const MONEY_STATES_MAX_AGE_MS = 5000;
 /** A scrape waits at most this long for the read; the statement is cancelled by then too. */
-export const MONEY_STATES_TIMEOUT_MS = 2000;
+const MONEY_STATES_TIMEOUT_MS = 2000;
 
 /**
  * A gauge whose samples are left out of the exposition while its source could not be read: an

@@ -24,13 +24,13 @@ export interface WaitingRows {
 }
 
 export const REFUND_IN_DOUBT_STATES = ['pending', 'unknown'] as const;
-export type RefundInDoubtState = (typeof REFUND_IN_DOUBT_STATES)[number];
+type RefundInDoubtState = (typeof REFUND_IN_DOUBT_STATES)[number];
 
 /**
  * Counts stop here: a gauge at the cap says "at least this many", which is all an alert needs,
  * and keeps each read bounded whatever piles up.
  */
-export const MONEY_STATES_COUNT_CAP = 100_000;
+const MONEY_STATES_COUNT_CAP = 100_000;
 
 /** One waiting kind: its table, what makes a row open, and when it began waiting. */
 interface WaitingQuery {

@@ -40,16 +40,16 @@ export interface StepContext {
 }
 
 /** Where the next batch of a step goes on (keyset), opaque to the loop. */
-export type Cursor = readonly string[];
+type Cursor = readonly string[];
 
-export interface BatchResult {
+interface BatchResult {
   rows: number;
   /** Nothing more for this step in this run. */
   done: boolean;
   cursor: Cursor;
 }
 
-export interface CountResult {
+interface CountResult {
   rows: number;
   /** Rows old enough that stay (dry run only; docs/retention.md says why). */
   held?: number;
@@ -161,7 +161,7 @@ function quarantineKept(alias: string, relayInUse: boolean): RawBuilder<unknown>
  * typed rows. In (received_at, webhook_id) order through the partial index of unpruned rows;
  * the cursor moves past rows that stay, so a run does not read them twice.
  */
-export const deliveriesStep: PruneStep = {
+const deliveriesStep: PruneStep = {
   name: 'webhook_deliveries',
   action: 'pruned',
   cutoff: (c) => c.raw,
@@ -216,7 +216,7 @@ export const deliveriesStep: PruneStep = {
  * for the quarantine tools), pruned_at set. Open rows are never touched, nor a row with a feed
  * event not handed on (see quarantineKept).
  */
-export const quarantineStep: PruneStep = {
+const quarantineStep: PruneStep = {
   name: 'quarantined_deliveries',
   action: 'pruned',
   cutoff: (c) => c.raw,
@@ -312,7 +312,7 @@ export const feedEventsStep: PruneStep = {
  * toward its limit of 3 resends. Scheduled recovery reads only today and yesterday, so a
  * notification whose history went is never listed again by it.
  */
-export const recoveryAttemptsStep: PruneStep = {
+const recoveryAttemptsStep: PruneStep = {
   name: 'recovery_attempts',
   action: 'deleted',
   cutoff: (c) => c.recovery,
@@ -380,7 +380,7 @@ export const recoveryAttemptsStep: PruneStep = {
 };
 
 /** Unreadable report rows not seen again within the retention (before the runs they name). */
-export const rowProblemsStep: PruneStep = {
+const rowProblemsStep: PruneStep = {
   name: 'recovery_row_problems',
   action: 'deleted',
   cutoff: (c) => c.recovery,
@@ -407,7 +407,7 @@ export const rowProblemsStep: PruneStep = {
  * Recovery runs that finished (or, never finishing, started) before the retention. No row lock
  * first: nothing writes a run that old, and a second prune's DELETE only waits and skips.
  */
-export const recoveryRunsStep: PruneStep = {
+const recoveryRunsStep: PruneStep = {
   name: 'recovery_runs',
   action: 'deleted',
   cutoff: (c) => c.recovery,
@@ -438,7 +438,7 @@ export const recoveryRunsStep: PruneStep = {
 };
 
 /** Where recovery goes on reading an old report day: that day is never read again by it. */
-export const recoveryProgressStep: PruneStep = {
+const recoveryProgressStep: PruneStep = {
   name: 'recovery_progress',
   action: 'deleted',
   cutoff: (c) => c.recoveryDay,

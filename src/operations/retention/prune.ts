@@ -7,7 +7,6 @@ import {
   PRUNE_STEPS,
   readCutoffs,
   relayInUse,
-  type Cutoffs,
   type PruneStep,
   type StepContext,
   type StepName,
@@ -23,9 +22,9 @@ import {
 /** `recoveryLeases.name` of the prune: one run at a time across instances and the CLI. */
 export const RETENTION_LEASE = 'retention';
 
-export type RetentionSettings = Config['retention'];
+type RetentionSettings = Config['retention'];
 
-export interface StepSummary {
+interface StepSummary {
   table: StepName;
   /** `pruned`: raw columns cleared, the row kept; `deleted`: the row removed. */
   action: 'pruned' | 'deleted';
@@ -203,5 +202,3 @@ function describeStep(s: StepSummary, dryRun: boolean): string {
   const partial = s.status === 'partial' ? ' (run stopped: the next run goes on)' : '';
   return `${s.table}: ${s.rows} ${verb}${held}${heldAt}${batches}, ${(s.elapsedMs / 1000).toFixed(1)} s${partial}`;
 }
-
-export type { Cutoffs };

@@ -7,9 +7,9 @@
  * sets the same values again, a resend is deduplicated by the receiver, and a second subscription
  * create answers `WebhookAlreadySubscribed`. The sign-in is never repeated (account lock-out).
  */
-export type Host = 'base' | 'auth';
+type Host = 'base' | 'auth';
 /** `api-key`: Basic key + empty password; `sign-in`: Basic mAccount + key; `bearer`: cached token. */
-export type AuthScheme = 'api-key' | 'sign-in' | 'bearer';
+type AuthScheme = 'api-key' | 'sign-in' | 'bearer';
 
 /**
  * What a 2xx must look like to count as the platform's answer: `envelope`, a JSON object with
@@ -17,7 +17,7 @@ export type AuthScheme = 'api-key' | 'sign-in' | 'bearer';
  * else on a 2xx (an HTML page from a proxy, a truncated body) is unreadable, and for a write
  * that means the platform may have acted.
  */
-export type AnswerShape = 'envelope' | 'json' | 'report';
+type AnswerShape = 'envelope' | 'json' | 'report';
 
 export interface Endpoint {
   name: string;

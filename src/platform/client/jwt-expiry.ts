@@ -4,7 +4,7 @@
  * JWT's `exp`. So: `exp` when the token is a JWT carrying one, else the documented 60 minutes.
  * The token's signature is not checked: we only hand the token back to its issuer.
  */
-export const DEFAULT_TOKEN_LIFETIME_MS = 60 * 60 * 1000;
+const DEFAULT_TOKEN_LIFETIME_MS = 60 * 60 * 1000;
 
 export function tokenExpiresAt(token: string, issuedAtMs: number): number {
   const exp = jwtExp(token);

@@ -9,8 +9,8 @@ import { ROW_RAW_LIMIT, type ReportedNotification } from './responses/subscripti
  * `maxPages` pages per read (and each answer by its endpoint's byte cap), so a platform that
  * keeps answering full pages cannot keep us reading forever. `deliveryReportPages` and
  * `paytoReportPages` hand over each page as it arrives, from any row of the day, so a caller can
- * act on what it has read and go on later from where it stopped; `readDeliveryReport` and
- * `readPaytoReceipts` read a whole day or fail.
+ * act on what it has read and go on later from where it stopped; `readDeliveryReport` reads
+ * a whole day or fails.
  */
 export interface PageOptions {
   pageSize?: number;
@@ -156,19 +156,4 @@ export async function readDeliveryReport(
     deliveryReportPages(client, day, range),
   );
   return contents.flatMap((content) => content.notifications);
-}
-
-/** Every PayTo receipt of a Sydney day (`YYYY-MM-DD`), and the rows that could not be read. */
-export async function readPaytoReceipts(
-  client: ProviderClient,
-  day: string,
-  options: PageOptions = {},
-): Promise<{ receipts: PaytoReceipt[]; problems: ReportRowProblem[] }> {
-  const contents = await readAll('payto-report', options, (range) =>
-    paytoReportPages(client, day, range),
-  );
-  return {
-    receipts: contents.flatMap((content) => content.receipts.map(({ row: _row, ...r }) => r)),
-    problems: contents.flatMap((content) => content.problems),
-  };
 }

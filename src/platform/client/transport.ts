@@ -32,7 +32,7 @@ export interface TransportOptions {
   tokens?: TokenCache;
 }
 
-export interface CallInput {
+interface CallInput {
   path: string;
   query?: Record<string, string | undefined>;
   body?: unknown;

@@ -15,7 +15,7 @@ import type { RunsRepository } from './runs-repository.ts';
  * `fromPage` (the command's `--from-page`) exactly
  * those pages are read and the stored position is left alone.
  */
-export interface PagePlan {
+interface PagePlan {
   /** 1-based first page to read; undefined: go on from the stored position. */
   fromPage: number | undefined;
   /** Most pages of each report read in this run. */

@@ -15,7 +15,7 @@ export interface RowProblem {
   raw: string;
 }
 
-export const RAW_LIMIT = 500;
+const RAW_LIMIT = 500;
 
 /**
  * Text Postgres accepts (it refuses NUL in text and `\u0000` in jsonb): NUL becomes U+FFFD, cut

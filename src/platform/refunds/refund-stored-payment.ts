@@ -47,7 +47,7 @@ import type { ProviderDb } from '../storage/tables.ts';
  * 5. Every outcome write expects the row this run read (refunds-repository.ts): a success is
  *    never downgraded, and an older run never overwrites a newer outcome.
  */
-export const NPP_REFUND_WAIT_MS = 5 * 60_000;
+const NPP_REFUND_WAIT_MS = 5 * 60_000;
 
 /** The caller's reference: what a merchant's systems already have (a return or order id). */
 const CALLER_REFERENCE = /^[\x21-\x7e]{1,100}$/;
@@ -293,7 +293,7 @@ function replay(refund: RefundRow): RefundResult {
 }
 
 /** The platform nonce: the same for the same payment and caller reference, on every machine. */
-export function platformNonce(transactionId: string, callerReference: string): string {
+function platformNonce(transactionId: string, callerReference: string): string {
   const digest = createHash('sha256').update(`${transactionId}\n${callerReference}`).digest('hex');
   return `rf${digest.slice(0, 40)}`;
 }

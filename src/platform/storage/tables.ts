@@ -12,7 +12,7 @@ import type { Database, Db } from '../../lib/database/database.ts';
  */
 type Timestamptz = ColumnType<Date, Date, Date>;
 
-export interface RecoveryAttemptsTable {
+interface RecoveryAttemptsTable {
   id: Generated<string>;
   webhook_id: string;
   event_name: string | null;
@@ -31,7 +31,7 @@ export interface RecoveryAttemptsTable {
   report_last_retry: ColumnType<string | null, string | null | undefined, never>;
 }
 
-export interface RecoveryRunsTable {
+interface RecoveryRunsTable {
   id: Generated<string>;
   started_at: Timestamptz;
   /** Null while the run goes on (or when its process died): migration 2026-11-24T01. */
@@ -45,7 +45,7 @@ export interface RecoveryRunsTable {
 
 export type ReportKind = 'delivery' | 'payto';
 
-export interface RecoveryProgressTable {
+interface RecoveryProgressTable {
   report_day: string;
   report_kind: ReportKind;
   next_skip: number;
@@ -53,7 +53,7 @@ export interface RecoveryProgressTable {
   updated_at: Timestamptz;
 }
 
-export interface RecoveryRowProblemsTable {
+interface RecoveryRowProblemsTable {
   id: Generated<string>;
   report_day: string;
   report_kind: ReportKind;
@@ -68,7 +68,7 @@ export interface RecoveryRowProblemsTable {
   times_seen: Generated<number>;
 }
 
-export interface PaytoUnmatchedReceiptsTable {
+interface PaytoUnmatchedReceiptsTable {
   transaction_id: string;
   report_day: string;
   amount: string | null;

@@ -11,7 +11,7 @@ import { checkSignature } from '../verification/verify-delivery.ts';
 import { decodeBody } from './decode-body.ts';
 import { duplicate, quarantined, unauthorised, type DeliveryAnswer } from './delivery-answers.ts';
 
-export type { DeliveryAnswer, DeliveryOutcome } from './delivery-answers.ts';
+export type { DeliveryAnswer } from './delivery-answers.ts';
 import { storedHeaders } from './stored-headers.ts';
 import { parseWebhookId } from './webhook-id.ts';
 

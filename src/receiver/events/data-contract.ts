@@ -270,10 +270,10 @@ export type RowOf<F extends FieldSpec> = {
 };
 
 /** The Postgres type of a typed-row column, as information_schema names it. */
-export type ColumnSqlType = 'text' | 'numeric' | 'timestamp without time zone';
+type ColumnSqlType = 'text' | 'numeric' | 'timestamp without time zone';
 
 /** One column a record fills. */
-export interface ColumnSpec {
+interface ColumnSpec {
   /** The row's key (`payIdName`, `dateTimeLocal`). */
   readonly key: string;
   /** The table's column (`pay_id_name`, `date_time_local`). */
@@ -290,7 +290,7 @@ export interface ColumnSpec {
  * How a body holds its records: one record (the body itself), an array of records, or a batch
  * object around them (`{TotalCount, TotalAmount, DirectCreditDetails: [...]}`).
  */
-export type BodyShape = 'record' | 'records' | 'batch';
+type BodyShape = 'record' | 'records' | 'batch';
 
 /** One typed table: the events whose records fill it, their fields and the columns they fill. */
 export interface TypedRowContract {

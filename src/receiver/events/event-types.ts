@@ -46,7 +46,7 @@ export interface TypedTableSpec {
 }
 
 /** A typed table with its columns from the data contract. */
-export type RegisteredTable<T extends TypedTableSpec = TypedTableSpec> = T & {
+type RegisteredTable<T extends TypedTableSpec = TypedTableSpec> = T & {
   readonly contract: TypedRowContract;
   /** The row key (camelCase) of the business key column: what rows are sorted by. */
   readonly rowKey: string;

@@ -4,7 +4,7 @@ import type { FieldProblem } from './types.ts';
  * How many problems (or warnings) a delivery lists. A hostile but signed body can hold millions
  * of bad records; listing each made a 170 MB answer. The rest are counted, not listed.
  */
-export const MAX_LISTED = 100;
+const MAX_LISTED = 100;
 
 /** Problems or warnings found while reading a body: the first MAX_LISTED, and a count. */
 export interface Findings {
@@ -47,12 +47,4 @@ class FindingList implements Findings {
       { path: '', message: `${left} more ${this.noun} not listed (${counted} in all)` },
     ];
   }
-}
-
-/** A list that may be longer than MAX_LISTED (e.g. from elsewhere), capped the same way. */
-export function capFindings(items: readonly FieldProblem[], noun: 'problems' | 'warnings') {
-  if (items.length <= MAX_LISTED) return [...items];
-  const findings = createFindings(noun);
-  for (const item of items) findings.add(() => item);
-  return findings.list();
 }

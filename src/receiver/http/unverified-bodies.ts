@@ -16,7 +16,7 @@ export const UNVERIFIED_GRACE_MS = 1000;
  * are under the memory budget), and the more there are, the more arrivals a flood must bring
  * while a genuine body is read to push it out.
  */
-export const PROBATION_PLACES_PER_SLOT = 4;
+const PROBATION_PLACES_PER_SLOT = 4;
 
 /**
  * The bytes a body on probation may have (after inflation). The platform's bodies are a few KB;
@@ -74,7 +74,7 @@ interface Holder {
   timer?: NodeJS.Timeout;
 }
 
-export const EVICTED_DESCRIPTION = 'Request body too slow; its slot went to another request';
+const EVICTED_DESCRIPTION = 'Request body too slow; its slot went to another request';
 
 /**
  * Why not only a fixed number of slots held until the body ends (or REQUEST_TIMEOUT_MS, 30 s):

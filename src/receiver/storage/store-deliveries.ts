@@ -6,7 +6,7 @@ import { preparedStatement, runPrepared } from '../../lib/database/prepared-stat
 import { feedOutboxCte, type OutboxSource } from './feed-outbox-sql.ts';
 import { lateConflictCtes, TYPED_TABLES, typedRowCtes, typedRowTally } from './typed-row-sql.ts';
 
-export interface NewDelivery {
+interface NewDelivery {
   /** Decimal text of a bigint: a JS number cannot hold every 19-digit id. */
   webhookId: string;
   eventName: string;

@@ -19,8 +19,8 @@ import { configDefault } from '../../lib/config.ts';
  */
 
 /** Bounds that keep a refetch (and the fetch it may wait for) well inside the platform's 30 s. */
-export const MAX_REFRESH_COOLDOWN_MS = 10_000;
-export const MAX_FETCH_TIMEOUT_MS = 10_000;
+const MAX_REFRESH_COOLDOWN_MS = 10_000;
+const MAX_FETCH_TIMEOUT_MS = 10_000;
 
 export interface FetchedKeySourceOptions {
   url: string;

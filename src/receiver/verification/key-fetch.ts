@@ -20,7 +20,7 @@ export interface KeyFetchOptions {
   signal?: AbortSignal;
 }
 
-export class KeyFetchError extends Error {
+class KeyFetchError extends Error {
   override readonly name = 'KeyFetchError';
 }
 

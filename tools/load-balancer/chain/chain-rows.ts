@@ -3,13 +3,13 @@ import pg from 'pg';
 /** One business row: a payment (or a direct credit), keyed by its TransactionId. */
 export type PaymentTable = 'npp_payments' | 'payto_payments' | 'direct_credits';
 
-export interface PaymentRow {
+interface PaymentRow {
   table: PaymentTable;
   transactionId: string;
   webhookId: string;
 }
 
-export interface FeedEventRow {
+interface FeedEventRow {
   id: string;
   type: string;
   eventName: string;

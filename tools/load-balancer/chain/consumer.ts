@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
 /** What the consumer does with a POST right now. */
-export type ConsumerMode = 'up' | 'refusing' | 'silent';
+type ConsumerMode = 'up' | 'refusing' | 'silent';
 
 /** One POST the relay made, and how it ended here. */
 export interface ConsumerPost {

@@ -113,7 +113,7 @@ export async function startPlatform(
 }
 
 /** Records in each InboundDirectCredit batch the chain makes. */
-export const DIRECT_CREDITS_PER_BATCH = 2;
+const DIRECT_CREDITS_PER_BATCH = 2;
 
 /**
  * Whether the chain can include InboundDirectCredit: the body the sandbox sends for it (asked

@@ -5,7 +5,7 @@ import { projectDir } from '../../../src/lib/project-dir.ts';
 const PROJECT_DIR = projectDir();
 
 /** The part of the command's JSON summary the chain reads (src/platform/recovery/run-recovery.ts). */
-export interface RecoverySummary {
+interface RecoverySummary {
   ok?: boolean;
   needsAttention?: boolean;
   errors?: string[];

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 
-export const SCENARIOS = ['A', 'B', 'C', 'D'] as const;
-export type ScenarioName = (typeof SCENARIOS)[number];
+const SCENARIOS = ['A', 'B', 'C', 'D'] as const;
+type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface Options {
   scenarios: ScenarioName[];

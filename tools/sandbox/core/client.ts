@@ -10,7 +10,7 @@ export interface Answer {
   headers: Headers;
 }
 
-export interface CallOptions {
+interface CallOptions {
   body?: unknown;
   /** `api-key` (default): Basic API key with an empty password; `none`; or a full header value. */
   auth?: 'api-key' | 'none' | string;

@@ -16,7 +16,7 @@ export function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-export function parseBasic(
+function parseBasic(
   header: string | undefined,
 ): { user: string; password: string } | undefined {
   const match = /^Basic +([A-Za-z0-9+/=]{1,1024}) *$/i.exec(header ?? '');

@@ -8,7 +8,7 @@ import { paddedJson, takeAfterAction, UNREADABLE_HTML } from './after-action.ts'
  * Every answer of a platform endpoint goes out through `deliver`, where an armed after-action
  * fault replaces it (after-action.ts).
  */
-export const OK_DESCRIPTION = 'Operation completed successfully';
+const OK_DESCRIPTION = 'Operation completed successfully';
 
 const STATUS_WORDS: Record<number, string> = {
   400: 'BadRequest',

@@ -23,9 +23,9 @@ export const FAULT_KINDS = [
   'after-action',
   'not-ok',
 ] as const;
-export type FaultKind = (typeof FAULT_KINDS)[number];
+type FaultKind = (typeof FAULT_KINDS)[number];
 
-export interface Fault {
+interface Fault {
   kind: FaultKind;
   remaining: number;
   status: number;

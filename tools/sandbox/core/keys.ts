@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { loadOrCreateSigningKey } from '../../common/signing-key-file.ts';
 import { keyFingerprint } from '../../../src/receiver/index.ts';
 
-export interface KeyPair {
+interface KeyPair {
   privateKey: KeyObject;
   publicKey: KeyObject;
 }

@@ -5,7 +5,7 @@ import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
  * minutes after issue by the sandbox clock, so moving the clock forward expires it. A client
  * caching by `exp`, renewing, and retrying once on 401 can be tested against it.
  */
-export const TOKEN_LIFETIME_SECONDS = 60 * 60;
+const TOKEN_LIFETIME_SECONDS = 60 * 60;
 
 export interface TokenIssuer {
   issue(subject: string): { token: string; expiresAt: Date };

@@ -21,7 +21,7 @@ export async function attemptsOf(call: Call, webhookId: string): Promise<Attempt
 }
 
 /** `200 stored`, `200 duplicate (already stored)`, `503 "Signing key unavailable; retry later"`, `no answer (…)`. */
-export function describeAttempt(attempt: AttemptView): string {
+function describeAttempt(attempt: AttemptView): string {
   if (attempt.responseCode === undefined) return `no answer (${attempt.error ?? 'network error'})`;
   const words = answerWords(envelopeDescription(attempt.responseBody ?? ''));
   return words === undefined ? String(attempt.responseCode) : `${attempt.responseCode} ${words}`;

@@ -2,7 +2,7 @@ import type { Payment } from '../state/types.ts';
 import { TAKE_DEFAULT, type ReportQuery } from '../validation/report-schema.ts';
 
 /** The public reference's columns, in its order, and the payload field each comes from. */
-export const PAYTO_COLUMNS: readonly (readonly [header: string, field: string])[] = [
+const PAYTO_COLUMNS: readonly (readonly [header: string, field: string])[] = [
   ['Transaction ID', 'TransactionId'],
   ['Batch Id', ''],
   ['DateTime', 'DateTime'],

@@ -4,7 +4,7 @@ import type { Fields, Refund } from '../state/types.ts';
 import type { RefundRequest } from '../validation/refund-schema.ts';
 
 /** An NPP (or PayTo, which settles over NPP) payment can be refunded 5 minutes after receipt. */
-export const NPP_REFUND_WAIT_MS = 5 * 60 * 1000;
+const NPP_REFUND_WAIT_MS = 5 * 60 * 1000;
 /** The platform's published example fee: 0.60 + 0.06 GST. */
 const FEE = {
   feeAmountExcludingGst: 0.6,

@@ -28,7 +28,7 @@ export interface PlanOptions {
 /** What the receiver must answer: 200, 401 (forged) or 400 (quarantined). */
 export type Expectation = 'accepted' | 'forged' | 'malformed';
 
-export interface Notification {
+interface Notification {
   index: number;
   eventName: string;
   variant: string;

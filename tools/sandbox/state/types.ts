@@ -55,7 +55,7 @@ export interface Refund {
   result: Fields;
 }
 
-export interface Subscription {
+interface Subscription {
   subscriptionId: string;
   /** The public reference's integer id (absent in older state files). */
   id?: number;

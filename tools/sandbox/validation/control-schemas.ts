@@ -42,13 +42,13 @@ function choosable(events: readonly string[], except: readonly string[]): readon
  * Payment fields a test may choose (NPP, PayTo and an InboundDirectCredit record's own); the
  * rest are filled in. ReceiptNumber is the sandbox's, unique per payment (core/ids.ts).
  */
-export const PAYMENT_FIELDS = choosable(
+const PAYMENT_FIELDS = choosable(
   ['PayToReceivePayment', 'InboundDirectCredit'],
   ['ReceiptNumber'],
 );
 
 /** Records in one InboundDirectCredit batch made by one call. */
-export const MAX_DIRECT_CREDITS_PER_BATCH = 100;
+const MAX_DIRECT_CREDITS_PER_BATCH = 100;
 
 export const paymentControlSchema = z
   .object({
@@ -80,7 +80,7 @@ export const paymentControlSchema = z
  * Rejection record fields a test may choose: batchId and withholdingTaxAmount are the
  * sandbox's, sent as JSON numbers (webhooks/payloads.ts).
  */
-export const REJECTION_FIELDS = choosable(
+const REJECTION_FIELDS = choosable(
   ['NPPCreditRejections'],
   ['batchId', 'withholdingTaxAmount'],
 );

@@ -38,7 +38,7 @@ export const email = z
   .transform((text) => text.toLowerCase());
 
 /** Turns zod's issues into "field: message" lines, the form every error answer uses. */
-export function problemsOf(error: z.ZodError): string[] {
+function problemsOf(error: z.ZodError): string[] {
   return error.issues.map((issue) => {
     const where = issue.path.map(String).join('.');
     return where === '' ? issue.message : `${where}: ${issue.message}`;

@@ -6,7 +6,7 @@ import { OBJECT_BODY, patternedText } from './strict-fields.ts';
 const PAY_ID_RULE = 'a PayID in email shape (local@domain)';
 
 /** `POST /receivables/v{1,2}/payid/payIdEnquiry` body. */
-export const payIdEnquirySchema = z.object(
+const payIdEnquirySchema = z.object(
   { payId: patterned(PAY_ID, PAY_ID_RULE) },
   { error: 'the body must be a JSON object with payId' },
 );

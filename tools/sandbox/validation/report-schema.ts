@@ -19,7 +19,7 @@ const stamp = patterned(REPORT_STAMP, '14 digits, yyyyMMddHHmmss').refine(isVali
 });
 
 /** The largest `take` when endDate is given, and the default. */
-export const TAKE_MAX_WITH_END_DATE = 10_000;
+const TAKE_MAX_WITH_END_DATE = 10_000;
 export const TAKE_DEFAULT = 1000;
 
 /**

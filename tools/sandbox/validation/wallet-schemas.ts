@@ -21,7 +21,7 @@ export const walletSearchSchema = z.object({
   identifier: patterned(WALLET_IDENTIFIER, '1-300 letters, digits, @ . _ + - or spaces').optional(),
 });
 
-export const optionItem = z.object({
+const optionItem = z.object({
   key: patterned(OPTION_KEY, '1-50 letters, digits or underscores'),
   // The public reference: an empty value resets the option.
   value: z.string({ error: 'must be text' }).max(200, { error: 'must be at most 200 characters' }),

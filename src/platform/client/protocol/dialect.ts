@@ -17,7 +17,7 @@ export type { DialectSetting };
 /** The calls whose request differs between the two descriptions. */
 export type DialectCall = 'payid-enquiry' | 'wallet-update' | 'refund';
 
-export const otherDialect = (dialect: Dialect): Dialect =>
+const otherDialect = (dialect: Dialect): Dialect =>
   dialect === 'interface' ? 'public' : 'interface';
 
 /**
@@ -35,7 +35,7 @@ const REFUSALS: Record<DialectCall, readonly number[]> = {
 };
 
 /** True when `error` shows the platform did not take this dialect's request, and did nothing. */
-export function isDialectRefusal(call: DialectCall, error: unknown): error is ProviderError {
+function isDialectRefusal(call: DialectCall, error: unknown): error is ProviderError {
   if (!(error instanceof ProviderError) || error.kind !== 'http' || error.outcomeUnknown) {
     return false;
   }

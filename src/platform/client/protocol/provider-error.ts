@@ -105,7 +105,7 @@ export class ProviderError extends Error {
  * Whether one attempt's failure leaves open that the platform acted: it may have, unless it
  * answered a status that refuses (4xx) or nothing was sent at all.
  */
-export function attemptMayHaveActed(d: Pick<ProviderErrorDetails, 'kind' | 'httpStatus'>): boolean {
+function attemptMayHaveActed(d: Pick<ProviderErrorDetails, 'kind' | 'httpStatus'>): boolean {
   if (d.kind === 'timeout' || d.kind === 'network') return true;
   if (d.kind !== 'http' && d.kind !== 'status' && d.kind !== 'invalid-response') return false;
   const status = d.httpStatus ?? 0;

@@ -17,7 +17,7 @@ const errorList = z
         : [],
   );
 
-export const envelopeSchema = lenientObject({
+const envelopeSchema = lenientObject({
   status: text,
   statusDescription: text,
   durationMs: count,

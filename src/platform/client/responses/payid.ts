@@ -1,7 +1,6 @@
-import type { z } from 'zod';
 import { lenientObject, text } from './lenient.ts';
 
-export const PAY_ID_STATES = ['Enable', 'Disable', 'Deregister', 'Port'] as const;
+const PAY_ID_STATES = ['Enable', 'Disable', 'Deregister', 'Port'] as const;
 
 /**
  * A PayID's details. The public (v1) reference answers in PascalCase and calls the PayID's
@@ -28,5 +27,3 @@ export const payIdResponse = lenientObject(
 export function isPayIdState(status: string): boolean {
   return PAY_ID_STATES.some((state) => state.toLowerCase() === status.trim().toLowerCase());
 }
-
-export type PayIdDetails = z.output<typeof payIdResponse>;

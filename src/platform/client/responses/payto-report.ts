@@ -9,7 +9,7 @@ import { lenientObject } from './lenient.ts';
  * Columns are matched by header name when there is a header (the published example row has one
  * column fewer than its header), else taken in the published order.
  */
-export const PAYTO_COLUMNS = [
+const PAYTO_COLUMNS = [
   'Transaction ID',
   'Batch Id',
   'DateTime',

@@ -12,7 +12,7 @@ export const createSubscriptionResponse = lenientObject(
  * ("11/14/2019 3:41:05 PM"); `webhookId` is an int64 and read as text (never a double).
  * Whether recovery can act on a row is `usableNotification`'s call, row by row.
  */
-export const reportedNotification = lenientObject({
+const reportedNotification = lenientObject({
   webhookId: text,
   eventName: text,
   status: text,
@@ -46,13 +46,13 @@ export const deliveryReportResponse = lenientObject({
 });
 
 /** Largest webhookId: Webhookids are int64 (`bigint` here). */
-export const WEBHOOK_ID_MAX = 9_223_372_036_854_775_807n;
+const WEBHOOK_ID_MAX = 9_223_372_036_854_775_807n;
 
 /** Most characters of a row kept with its problem. */
 export const ROW_RAW_LIMIT = 500;
 
 /** C0 and C1 control characters and DEL: no text field of a report row has a reason to hold one. */
-export function hasControlCharacter(text: string): boolean {
+function hasControlCharacter(text: string): boolean {
   for (let i = 0; i < text.length; i += 1) {
     const code = text.charCodeAt(i);
     if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return true;

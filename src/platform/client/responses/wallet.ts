@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import { flag, lenientObject, listOf, money, text } from './lenient.ts';
 
 /** mWalletDetails; every field optional, booleans arrive as the text `true` / `false`. */
@@ -11,7 +10,7 @@ const financials = lenientObject({
 
 const optionItem = lenientObject({ key: text, value: text });
 
-export const walletDetails = lenientObject({
+const walletDetails = lenientObject({
   accountNumber: text,
   createdDateTime: text,
   name: text,
@@ -42,5 +41,3 @@ export const walletUpdateResponse = lenientObject(
   { accountNumber: text, mWallet: walletDetails.optional().catch(undefined) },
   { mWallet: ['wallet'] },
 );
-
-export type WalletDetails = z.output<typeof walletDetails>;
