@@ -26,10 +26,7 @@ export interface RolesDatabase {
 
 const ROLES_SQL = path.join(PROJECT_DIR, 'deploy/sql/roles.sql');
 
-async function withClient<T>(
-  url: string,
-  work: (client: pg.Client) => Promise<T>,
-): Promise<T> {
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

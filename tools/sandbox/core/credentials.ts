@@ -16,9 +16,7 @@ export function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-function parseBasic(
-  header: string | undefined,
-): { user: string; password: string } | undefined {
+function parseBasic(header: string | undefined): { user: string; password: string } | undefined {
   const match = /^Basic +([A-Za-z0-9+/=]{1,1024}) *$/i.exec(header ?? '');
   if (!match) return undefined;
   const decoded = Buffer.from(match[1] as string, 'base64').toString('utf8');

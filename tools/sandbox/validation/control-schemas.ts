@@ -42,10 +42,7 @@ function choosable(events: readonly string[], except: readonly string[]): readon
  * Payment fields a test may choose (NPP, PayTo and an InboundDirectCredit record's own); the
  * rest are filled in. ReceiptNumber is the sandbox's, unique per payment (core/ids.ts).
  */
-const PAYMENT_FIELDS = choosable(
-  ['PayToReceivePayment', 'InboundDirectCredit'],
-  ['ReceiptNumber'],
-);
+const PAYMENT_FIELDS = choosable(['PayToReceivePayment', 'InboundDirectCredit'], ['ReceiptNumber']);
 
 /** Records in one InboundDirectCredit batch made by one call. */
 const MAX_DIRECT_CREDITS_PER_BATCH = 100;
@@ -80,10 +77,7 @@ export const paymentControlSchema = z
  * Rejection record fields a test may choose: batchId and withholdingTaxAmount are the
  * sandbox's, sent as JSON numbers (webhooks/payloads.ts).
  */
-const REJECTION_FIELDS = choosable(
-  ['NPPCreditRejections'],
-  ['batchId', 'withholdingTaxAmount'],
-);
+const REJECTION_FIELDS = choosable(['NPPCreditRejections'], ['batchId', 'withholdingTaxAmount']);
 
 export const rejectionControlSchema = z
   .object({
