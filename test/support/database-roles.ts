@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { inject } from 'vitest';
 import { PROJECT_DIR } from './receiver-process.ts';
 import { databaseUrl } from './test-database.ts';
+import { withAdmin } from './migrated-template.ts';
 
 /**
  * A database with deploy/sql/roles.sql's three roles under a per-run prefix (the file's
@@ -26,16 +27,6 @@ export interface RolesDatabase {
 
 const ROLES_SQL = path.join(PROJECT_DIR, 'deploy/sql/roles.sql');
 
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
 export async function createRolesDatabase(): Promise<RolesDatabase> {
   const adminUrl = inject('adminDatabaseUrl');
   const prefix = `monoova_t${randomBytes(4).toString('hex')}`;
@@ -50,7 +41,7 @@ export async function createRolesDatabase(): Promise<RolesDatabase> {
     receiver: randomBytes(12).toString('hex'),
     reader: randomBytes(12).toString('hex'),
   };
-  await withClient(adminUrl, (admin) => admin.query(`CREATE DATABASE ${name}`));
+  await withAdmin(adminUrl, (admin) => admin.query(`CREATE DATABASE ${name}`));
   const url = (as: RoleName | 'admin') => {
     const address = new URL(databaseUrl(adminUrl, name));
     if (as !== 'admin') {
@@ -72,13 +63,13 @@ export async function createRolesDatabase(): Promise<RolesDatabase> {
           `SET monoova.feed_reader_password = '${password.reader}';`,
         );
       }
-      await withClient(url(as), (client) =>
+      await withAdmin(url(as), (client) =>
         client.query(`${settings.join('\n')}\n${readFileSync(ROLES_SQL, 'utf8')}`),
       );
     },
-    withClient: (as, work) => withClient(url(as), work),
+    withClient: (as, work) => withAdmin(url(as), work),
     drop: async () => {
-      await withClient(adminUrl, async (admin) => {
+      await withAdmin(adminUrl, async (admin) => {
         await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
         for (const each of Object.values(role)) await admin.query(`DROP ROLE IF EXISTS ${each}`);
       });
