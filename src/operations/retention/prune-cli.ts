@@ -4,9 +4,12 @@ import {
   wholeNumber,
   type OperatorIo,
 } from '../../lib/command-options.ts';
+import type { ConfigLoader } from '../../lib/config/load-settings.ts';
 import { withOperatorDatabase } from '../../lib/database/operator-database.ts';
+import type { DatabaseConfig } from '../../lib/database/settings.ts';
 import { withLease } from '../../lib/database/lease.ts';
 import { RETENTION_LEASE, runPrune, type PruneSummary } from './prune.ts';
+import type { RetentionConfig } from './settings.ts';
 
 export const PRUNE_USAGE = `usage: npm run prune -- [--dry-run] [--max-batches N] [--max-seconds S]
 
@@ -35,7 +38,10 @@ Exit 0: nothing left that may go (or a dry run); 1: the run stopped first (budge
 prune holds the lease): run it again; 2: bad usage or configuration.`;
 
 /** `main.ts prune [options]`: answers the exit code; bad usage or configuration throws. */
-export async function runPruneCli(io: OperatorIo): Promise<number> {
+export async function runPruneCli(
+  io: OperatorIo,
+  loadConfig: ConfigLoader<RetentionConfig & DatabaseConfig>,
+): Promise<number> {
   const values = parseOptions(
     io,
     {
@@ -49,7 +55,7 @@ export async function runPruneCli(io: OperatorIo): Promise<number> {
   if (!values) return 0;
   const maxBatches = wholeNumber(values['max-batches'], 'max-batches', 100_000_000, PRUNE_USAGE);
   const maxSeconds = wholeNumber(values['max-seconds'], 'max-seconds', 31_536_000, PRUNE_USAGE);
-  return withOperatorDatabase(io, async ({ config, logger, database }) => {
+  return withOperatorDatabase(io, loadConfig, async ({ config, logger, database }) => {
     const prune = {
       db: database.db,
       retention: {
