@@ -97,36 +97,26 @@ export const feedSettings = defineSection({
       doc: 'retry for this long after the first attempt (3 days), then dead-letter (kept, counted)',
     }),
   },
-  read(e, { problem }) {
-    const secrets = commaSeparated(e.secret).map(parseWebhookSecret);
+  read({ url, allowPlainHttp, secret, ...e }, { problem }) {
+    const { timeoutMs, concurrency, retryBaseMs, retryMaxMs, maxAgeMs, ...feed } = e;
+    const secrets = commaSeparated(secret).map(parseWebhookSecret);
     for (const reason of secrets.filter((s) => typeof s === 'string')) {
       problem(`FEED_HTTP_SECRET: ${reason}`);
     }
-    if (e.url && secrets.length === 0) problem('FEED_HTTP_SECRET: required with FEED_HTTP_URL');
-    if (e.url) relayUrlProblems(e.url, e.allowPlainHttp).forEach(problem);
-    return {
-      feed: {
-        token: e.token,
-        port: e.port,
-        host: e.host,
-        pageMaxBytes: e.pageMaxBytes,
-        assignIntervalMs: e.assignIntervalMs,
-        poolMax: e.poolMax,
-        /** The push relay, when FEED_HTTP_URL is set. */
-        relay: e.url
-          ? {
-              url: e.url,
-              /** Key bytes of each FEED_HTTP_SECRET (several during a rotation). */
-              secrets: secrets.filter((s): s is Buffer => typeof s !== 'string'),
-              timeoutMs: e.timeoutMs,
-              concurrency: e.concurrency,
-              retryBaseMs: e.retryBaseMs,
-              retryMaxMs: Math.max(e.retryMaxMs, e.retryBaseMs),
-              maxAgeMs: e.maxAgeMs,
-            }
-          : undefined,
-      },
+    if (url && secrets.length === 0) problem('FEED_HTTP_SECRET: required with FEED_HTTP_URL');
+    if (url) relayUrlProblems(url, allowPlainHttp).forEach(problem);
+    /** The push relay, when FEED_HTTP_URL is set. */
+    const relay = url && {
+      url,
+      /** Key bytes of each FEED_HTTP_SECRET (several during a rotation). */
+      secrets: secrets.filter((s): s is Buffer => typeof s !== 'string'),
+      timeoutMs,
+      concurrency,
+      retryBaseMs,
+      retryMaxMs: Math.max(retryMaxMs, retryBaseMs),
+      maxAgeMs,
     };
+    return { feed: { ...feed, relay: relay || undefined } };
   },
 });
 

@@ -91,27 +91,18 @@ export const requestSettings = defineSection({
     }),
   },
   read(e, { problem }) {
+    // The timeouts go together under `server`: every listener takes them as one.
+    const { keepAliveTimeoutMs, headersTimeoutMs, requestTimeoutMs, ...rest } = e;
+    const { shutdownTimeoutMs, shutdownDrainDelayMs, ...limits } = rest;
     // Node swaps the two timeouts when the headers one is larger, so a body could take that long.
-    if (e.headersTimeoutMs > e.requestTimeoutMs) {
-      problem(`HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS (${e.requestTimeoutMs})`);
+    if (headersTimeoutMs > requestTimeoutMs) {
+      problem(`HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
     }
     if (e.bodyMemoryBudgetBytes < e.bodyLimitBytes) {
       problem(`BODY_MEMORY_BUDGET_BYTES: must be at least BODY_LIMIT_BYTES (${e.bodyLimitBytes})`);
     }
-    return {
-      bodyLimitBytes: e.bodyLimitBytes,
-      bodyMemoryBudgetBytes: e.bodyMemoryBudgetBytes,
-      maxUnverifiedBodies: e.maxUnverifiedBodies,
-      maxInFlightDeliveries: e.maxInFlightDeliveries,
-      trustProxy: e.trustProxy,
-      server: {
-        keepAliveTimeoutMs: e.keepAliveTimeoutMs,
-        headersTimeoutMs: e.headersTimeoutMs,
-        requestTimeoutMs: e.requestTimeoutMs,
-        shutdownTimeoutMs: e.shutdownTimeoutMs,
-        shutdownDrainDelayMs: e.shutdownDrainDelayMs,
-      },
-    };
+    const timeouts = { keepAliveTimeoutMs, headersTimeoutMs, requestTimeoutMs };
+    return { ...limits, server: { ...timeouts, shutdownTimeoutMs, shutdownDrainDelayMs } };
   },
 });
 
