@@ -37,7 +37,11 @@ prune still treats pending events as undelivered when the data shows a relay at 
 Exit 0: nothing left that may go (or a dry run); 1: the run stopped first (budget, or another
 prune holds the lease): run it again; 2: bad usage or configuration.`;
 
-/** `main.ts prune [options]`: answers the exit code; bad usage or configuration throws. */
+/**
+ * `main.ts prune [options]`: answers the exit code; bad usage or configuration throws. The
+ * configuration is the whole service's, as src/cli/config.ts composes it (`loadConfig`), read
+ * once the options are.
+ */
 export async function runPruneCli(
   io: OperatorIo,
   loadConfig: ConfigLoader<RetentionConfig & DatabaseConfig>,

@@ -26,6 +26,7 @@ export interface CliIo extends OperatorIo {
   fetch?: typeof fetch;
 }
 
+/** `loadConfig`: the whole service's configuration, as src/cli/config.ts composes it. */
 export async function runCli(
   script: string,
   commands: readonly Command[],

@@ -44,7 +44,11 @@ the resend budget, or another recovery is running); 2: bad usage or configuratio
 const MAX_PAGES_OPTION = 100_000;
 const MAX_RESENDS_OPTION = 1_000_000;
 
-/** `main.ts recover [options]`: answers the exit code; bad usage or configuration throws. */
+/**
+ * `main.ts recover [options]`: answers the exit code; bad usage or configuration throws. The
+ * configuration is the whole service's, as src/cli/config.ts composes it (`loadConfig`), read
+ * once the options are.
+ */
 export async function runRecoverCli(
   io: OperatorIo,
   loadConfig: ConfigLoader<ProviderClientConfig & DatabaseConfig>,
