@@ -4,9 +4,12 @@ import {
   wholeNumber,
   type OperatorIo,
 } from '../../lib/command-options.ts';
+import type { ConfigLoader } from '../../lib/config/load-settings.ts';
 import { withOperatorDatabase } from '../../lib/database/operator-database.ts';
+import type { DatabaseConfig } from '../../lib/database/settings.ts';
 import { withLease } from '../../lib/database/lease.ts';
 import { RETENTION_LEASE, runPrune, type PruneSummary } from './prune.ts';
+import type { RetentionConfig } from './settings.ts';
 
 export const PRUNE_USAGE = `usage: npm run prune -- [--dry-run] [--max-batches N] [--max-seconds S]
 
@@ -34,8 +37,15 @@ prune still treats pending events as undelivered when the data shows a relay at 
 Exit 0: nothing left that may go (or a dry run); 1: the run stopped first (budget, or another
 prune holds the lease): run it again; 2: bad usage or configuration.`;
 
-/** `main.ts prune [options]`: answers the exit code; bad usage or configuration throws. */
-export async function runPruneCli(io: OperatorIo): Promise<number> {
+/**
+ * `main.ts prune [options]`: answers the exit code; bad usage or configuration throws. The
+ * configuration is the whole service's, as src/cli/config.ts composes it (`loadConfig`), read
+ * once the options are.
+ */
+export async function runPruneCli(
+  io: OperatorIo,
+  loadConfig: ConfigLoader<RetentionConfig & DatabaseConfig>,
+): Promise<number> {
   const values = parseOptions(
     io,
     {
@@ -49,7 +59,7 @@ export async function runPruneCli(io: OperatorIo): Promise<number> {
   if (!values) return 0;
   const maxBatches = wholeNumber(values['max-batches'], 'max-batches', 100_000_000, PRUNE_USAGE);
   const maxSeconds = wholeNumber(values['max-seconds'], 'max-seconds', 31_536_000, PRUNE_USAGE);
-  return withOperatorDatabase(io, async ({ config, logger, database }) => {
+  return withOperatorDatabase(io, loadConfig, async ({ config, logger, database }) => {
     const prune = {
       db: database.db,
       retention: {

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
-import type { Config } from '../../lib/config.ts';
 import type { Lease } from '../../lib/database/lease.ts';
 import type { Db } from '../../lib/database/database.ts';
 import {
@@ -11,6 +10,7 @@ import {
   type StepContext,
   type StepName,
 } from './prune-steps.ts';
+import type { RetentionConfig } from './settings.ts';
 
 /**
  * One prune run (docs/retention.md): each step in turn, in batches of `batchSize` rows (one
@@ -22,7 +22,7 @@ import {
 /** `recoveryLeases.name` of the prune: one run at a time across instances and the CLI. */
 export const RETENTION_LEASE = 'retention';
 
-type RetentionSettings = Config['retention'];
+type RetentionSettings = RetentionConfig['retention'];
 
 interface StepSummary {
   table: StepName;
