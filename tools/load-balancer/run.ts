@@ -12,10 +12,9 @@
  * end, also on failure, timeout or Ctrl-C. See docs/load-balancer.md.
  */
 import { createCleanup, type Cleanup } from './core/cleanup.ts';
-import { check } from './core/judge.ts';
 import { ensureNginx, NginxUnavailable } from './core/nginx.ts';
 import { parseOptions, usage, UsageError, type Options } from './core/options.ts';
-import { passed, printResult, type ScenarioResult } from './core/report.ts';
+import { check, passed, printResult, type ScenarioResult } from './core/report.ts';
 import { wholeChain } from './scenarios/chain.ts';
 import type { ScenarioContext } from './scenarios/context.ts';
 import { databaseOutage } from './scenarios/database-outage.ts';
