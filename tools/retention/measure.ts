@@ -24,7 +24,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { paymentBody } from '../bench/core/deliveries.ts';
+import { paymentBody } from '../common/payment-body.ts';
 import { TYPED_TABLES as REGISTERED_TABLES } from '../../src/receiver/index.ts';
 
 const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
