@@ -13,6 +13,8 @@ export interface RunFacts {
   machine: { cpus: number; cpuModel: string; node: string; loadAverage: [number, number] };
   postgres: string;
   runtime: string;
+  /** --profile: the receiver alone under node --cpu-prof. */
+  profiled: boolean;
   /** --database: the receiver's database is kept and already held this many deliveries. */
   keptDatabase?: { name: string; deliveries: number };
 }
@@ -24,8 +26,11 @@ export function renderReport(facts: RunFacts, summary: Summary): string {
     : '';
   const heading =
     `_${facts.startedAt.toISOString()}, receiver at ${facts.commit}: \`${facts.command}\`: ` +
-    `${facts.rounds} alternating rounds of ~${facts.duration} s per server at ` +
-    `${facts.connections} connections; each figure is the median of the rounds (min-max). ` +
+    (facts.profiled
+      ? `the receiver alone under node --cpu-prof (its figures include the profiler's cost), ` +
+        `one round of ~${facts.duration} s at ${facts.connections} connections. `
+      : `${facts.rounds} alternating rounds of ~${facts.duration} s per server at ` +
+        `${facts.connections} connections; each figure is the median of the rounds (min-max). `) +
     `${machine.cpus} x ${machine.cpuModel}, Node ${machine.node}, load average ` +
     `${machine.loadAverage[0].toFixed(2)} at the start and ${machine.loadAverage[1].toFixed(2)} at ` +
     `the end; ${facts.postgres}. Every server runs as \`${facts.runtime}\` ` +
@@ -62,8 +67,9 @@ export function renderReport(facts: RunFacts, summary: Summary): string {
     heading,
     servers,
     ratios.join('\n\n'),
-    `**Targets**: ${summary.passed ? 'all met' : 'not all met'}`,
-    checks,
+    ...(facts.profiled
+      ? []
+      : [`**Targets**: ${summary.passed ? 'all met' : 'not all met'}`, checks]),
   ]
     .filter((part) => part !== '')
     .join('\n\n');

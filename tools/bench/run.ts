@@ -106,6 +106,7 @@ async function main(): Promise<number> {
       },
       postgres: await describePostgres(options),
       runtime: describeRuntime(runtime),
+      profiled: options.profile,
       ...(options.database && {
         keptDatabase: { name: options.database, deliveries: firstIndex },
       }),
