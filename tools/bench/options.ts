@@ -48,8 +48,8 @@ export function parseOptions(
     )
     .option('--duration <seconds>', 'about this long per server per round', integer(1, 600), 10)
     .option('--connections <n>', 'concurrent connections', integer(1, 1000), 32)
-    .option('--json', 'print the result as JSON instead of the report', false)
-    .option('--profile', 'the receiver alone, one round under node --cpu-prof', false)
+    .option('--json', 'print the result as JSON instead of the report')
+    .option('--profile', 'the receiver alone, one round under node --cpu-prof')
     .option('--database <name>', 'the receiver stores into this existing, migrated database')
     .addHelpText(
       'after',
@@ -67,8 +67,8 @@ export function parseOptions(
     rounds: number;
     duration: number;
     connections: number;
-    json: boolean;
-    profile: boolean;
+    json?: boolean;
+    profile?: boolean;
     database?: string;
   }>();
   if (v.database !== undefined && !/^[a-z_][a-z0-9_]*$/.test(v.database)) {
@@ -79,8 +79,8 @@ export function parseOptions(
     rounds: v.rounds,
     duration: v.duration,
     connections: v.connections,
-    json: v.json,
-    profile: v.profile,
+    json: v.json ?? false,
+    profile: v.profile ?? false,
     database: v.database,
     adminDatabaseUrl: env.BENCH_DATABASE_URL ?? DEFAULT_ADMIN_DATABASE_URL,
   };

@@ -47,7 +47,9 @@ async function main(): Promise<number> {
     const startedAt = new Date();
     const loadAtStart = loadavg()[0] ?? 0;
     const leftovers = await listBenchDatabases(options.adminDatabaseUrl);
-    if (leftovers.length > 0) log(`note: databases left by a killed run: ${leftovers.join(', ')}`);
+    if (leftovers.length > 0) {
+      log(`note: bench_* databases a killed run left, or another run's: ${leftovers.join(', ')}`);
+    }
     const keptUrl = options.database && databaseUrl(options.adminDatabaseUrl, options.database);
     const firstIndex = keptUrl ? await nextDeliveryNumber(keptUrl, FIRST_WEBHOOK_ID) : 0;
 

@@ -10,12 +10,12 @@
 --
 -- Every unique key is new: Webhookids and TransactionIds are numbered from delivery number 10^9
 -- (the benchmark's own deliveries count from 0), and each body differs, so its SHA-256 does too.
--- The bodies have the shape of tools/common/payment-body.ts's (558-581 bytes, the platform's
--- field names); the typed row holds the body's values. received_at spreads the deliveries over
+-- The bodies have the shape of tools/common/payment-body.ts's (the platform's field names,
+-- 569-589 bytes with these numbers); the typed row holds the body's values. received_at spreads the deliveries over
 -- the 28 days before the seeding, oldest first: inside every retention window, so the scheduled
 -- prune has nothing to do. The feed events are numbered (position = id, gapless) and pending, as
 -- a receiver without a feed relay leaves them. 200,000 deliveries per transaction, progress as
--- NOTICEs; then VACUUM (ANALYZE) and a CHECKPOINT. About 3 kB per delivery: some 5 GB for 2
+-- NOTICEs; then VACUUM (ANALYZE) and a CHECKPOINT. About 2.5 kB per delivery: some 5 GB for 2
 -- million.
 
 \set ON_ERROR_STOP on
