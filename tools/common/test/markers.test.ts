@@ -1,9 +1,5 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { replaceBetweenMarkers as replaceMarked } from '../../common/markers.ts';
-import { updateMarkedSection } from '../core/report.ts';
+import { replaceBetweenMarkers as replaceMarked } from '../markers.ts';
 
 const START_MARKER = '<!-- bench:start -->';
 const END_MARKER = '<!-- bench:end -->';
@@ -41,28 +37,5 @@ describe('replaceBetweenMarkers', () => {
 
   it('when the end marker comes before the start marker, then nothing is returned', () => {
     expect(replaceBetweenMarkers(`${END_MARKER}\n${START_MARKER}`, 'x')).toBeUndefined();
-  });
-});
-
-describe('updateMarkedSection', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-markers-'));
-
-  it('when the file has the markers, then the new section is written formatted as Prettier would', async () => {
-    const path = join(dir, 'with-markers.md');
-    writeFileSync(path, `# Doc\n\n${START_MARKER}\n\nold\n\n${END_MARKER}\n`);
-    expect(await updateMarkedSection(path, '| a | bb |\n|---|---|\n| 1 | 2 |', dir, MARKERS)).toBe(
-      true,
-    );
-    expect(readFileSync(path, 'utf8')).toBe(
-      `# Doc\n\n${START_MARKER}\n\n| a   | bb  |\n| --- | --- |\n| 1   | 2   |\n\n${END_MARKER}\n`,
-    );
-  });
-
-  it('when the file has no markers, then it is left exactly as it was', async () => {
-    const path = join(dir, 'without-markers.md');
-    const text = '# Doc\n\n|a|b|\n|-|-|\n';
-    writeFileSync(path, text);
-    expect(await updateMarkedSection(path, 'new', dir, MARKERS)).toBe(false);
-    expect(readFileSync(path, 'utf8')).toBe(text);
   });
 });

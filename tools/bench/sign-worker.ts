@@ -1,6 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
-import { signBody } from '../../common/signing.ts';
+import { signBody } from '../common/signing.ts';
 
 /** Signs bodies the way the platform does (RSA PKCS#1 v1.5, SHA-256, base64), off the main thread. */
 
