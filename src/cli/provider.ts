@@ -5,9 +5,4 @@
  * enquiry, wallets, refunds of stored payments, the PayTo report, subscriptions, the delivery
  * report and resends. See docs/provider-client.md.
  */
-import type { OperatorIo } from '../lib/command-options.ts';
-import { PROVIDER_COMMANDS, runCli } from '../platform/index.ts';
-
-export function run(io: OperatorIo): Promise<number> {
-  return runCli('provider', PROVIDER_COMMANDS, io);
-}
+export { providerCommand as command } from '../platform/index.ts';

@@ -4,4 +4,4 @@
  * Removes what is older than its retention, as the service's scheduled prune does: the raw
  * request of old deliveries, sent feed events, old recovery records. See docs/retention.md.
  */
-export { runPruneCli as run } from '../operations/index.ts';
+export { pruneCommand as command } from '../operations/index.ts';

@@ -4,4 +4,4 @@
  * Asks the platform to resend notifications the receiver missed, and lists PayTo receipts that
  * no webhook brought. See the README and docs/provider-client.md, "Recovery".
  */
-export { runRecoverCli as run } from '../platform/index.ts';
+export { recoverCommand as command } from '../platform/index.ts';
