@@ -4,6 +4,7 @@ import type {
   CommandIo,
   LazyCommand,
   OptionDescription,
+  OptionValues,
 } from './command-description.ts';
 import { UsageError } from './errors.ts';
 
@@ -32,6 +33,20 @@ export async function runCommand(
   return outcome.result;
 }
 
+/**
+ * The values `argv` gives `options`, read as a command reads them (nothing run, no help): for a
+ * caller that only wants them. Words that are off throw a UsageError.
+ */
+export function readOptions(
+  options: readonly OptionDescription[],
+  argv: readonly string[],
+): OptionValues {
+  const command = newCommand('options', '', { out: () => {}, err: () => {} }).helpOption(false);
+  for (const option of options) command.addOption(optionOf(option, ''));
+  command.parse([...argv], { from: 'user' });
+  return command.opts();
+}
+
 /** What the command that ran returned (commander's parse answers the command, not the result). */
 interface Outcome {
   result?: unknown;
@@ -57,11 +72,13 @@ function buildCommand(description: CommandDescription, io: CommandIo, outcome: O
       const args = (command.processedArgs as (string | string[] | undefined)[]).flatMap(
         (arg) => arg ?? [],
       );
-      outcome.result = await run({ args, options: command.opts() }).catch((error: unknown) => {
+      try {
+        outcome.result = await run({ args, options: command.opts() });
+      } catch (error) {
         throw error instanceof UsageError && error.help === undefined
           ? new UsageError(error.message, help)
           : error;
-      });
+      }
     });
   } else if (subcommands.length > 0) {
     command
