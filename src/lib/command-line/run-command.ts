@@ -27,7 +27,7 @@ export async function runCommand(
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
-    if (error instanceof CommanderError && error.exitCode === 0) return undefined; // help shown
+    if (error instanceof CommanderError && error.code === HELP_SHOWN) return undefined;
     throw error;
   }
   return outcome.result;
@@ -46,6 +46,9 @@ export function readOptions(
   command.parse([...argv], { from: 'user' });
   return command.opts();
 }
+
+/** Commander's word for `-h` / `--help` answered (the help printed). */
+const HELP_SHOWN = 'commander.helpDisplayed';
 
 /** What the command that ran returned (commander's parse answers the command, not the result). */
 interface Outcome {
@@ -99,7 +102,7 @@ function newCommand(name: string, help: string, io: CommandIo): Command {
   const line = (write: (text: string) => void) => (text: string) => write(text.replace(/\n$/, ''));
   return new Command(name)
     .exitOverride((error) => {
-      if (error.exitCode === 0) throw error; // help shown: done
+      if (error.code === HELP_SHOWN) throw error; // done: runCommand answers
       throw new UsageError(error.message.replace(/^error: /, ''), help);
     })
     .configureOutput({ writeOut: line(io.out), writeErr: line(io.err), outputError: () => {} })
@@ -148,11 +151,10 @@ function helpCommand(group: CommandDescription, help: string, io: CommandIo): Co
     help,
     arguments: ['[command]'],
     run: async ({ args: [name] }) => {
-      if (name === undefined) return io.out(help);
       const sub = group.commands?.find((command) => command.name === name);
-      if (!sub) throw new UsageError(`unknown command: ${name}`, help);
-      const described = 'load' in sub ? await sub.load() : sub;
-      io.out(described.help.trimEnd());
+      if (name !== undefined && !sub) throw new UsageError(`unknown command: ${name}`, help);
+      const described = sub && ('load' in sub ? await sub.load() : sub);
+      io.out(described ? described.help.trimEnd() : help);
     },
   };
 }
