@@ -24,12 +24,7 @@ type ExitCode = typeof EXIT_OK | typeof EXIT_FAILURE | typeof EXIT_USAGE;
 
 /** A thrown error as the policy sees it: its exit code, and the text for stderr ('' for none). */
 function failureOf(error: unknown, failedTo: string): { code: ExitCode; text: string } {
-  if (error instanceof UsageError) {
-    return {
-      code: EXIT_USAGE,
-      text: error.help ? `${error.message}\n\n${error.help}` : error.message,
-    };
-  }
+  if (error instanceof UsageError) return { code: EXIT_USAGE, text: error.text() };
   if (error instanceof NotDone) return { code: EXIT_FAILURE, text: error.text() };
   // A configuration fault names the variable and needs no stack trace.
   if (error instanceof ConfigError || error instanceof SchemaBehindError) {

@@ -16,9 +16,7 @@ import { runCommand } from '../../src/lib/command-line/run-command.ts';
  * A tool's modules return or throw; this file alone turns that into a code.
  */
 export function toolFailure(error: unknown, failedTo: string): { code: 1 | 2; text: string } {
-  if (error instanceof UsageError) {
-    return { code: 2, text: error.help ? `${error.message}\n\n${error.help}` : error.message };
-  }
+  if (error instanceof UsageError) return { code: 2, text: error.text() };
   if (error instanceof NotDone) return { code: 1, text: error.text() };
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   return { code: 1, text: `${failedTo}: ${detail}` };

@@ -18,6 +18,11 @@ export class UsageError extends Error {
   ) {
     super(message);
   }
+
+  /** What stderr shows: the message, then the help after a blank line. */
+  text(): string {
+    return this.help ? `${this.message}\n\n${this.help}` : this.message;
+  }
 }
 
 /**
