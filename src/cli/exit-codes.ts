@@ -1,6 +1,6 @@
 import { ConfigError } from '../lib/config/config-error.ts';
 import { SchemaBehindError } from '../lib/database/migrator.ts';
-import { UsageError } from '../lib/usage-error.ts';
+import { NotDone, UsageError } from '../lib/command-line/errors.ts';
 
 /**
  * The command line's one exit-code policy (`src/cli/main.ts <command>`), for every command:
@@ -11,29 +11,43 @@ import { UsageError } from '../lib/usage-error.ts';
  *   2  bad usage or configuration: the words of the call, a variable, the schema behind the
  *      release; nothing ran, and running it again unchanged will not help
  *
- * A command answers its code, or throws: a UsageError (src/lib/usage-error.ts) or a
- * configuration error (ConfigError, a database that lacks migrations) is 2, anything else 1.
- * src/cli/main.ts applies it; the modules' own command functions (provider, recover, prune,
- * feed, quarantine) answer the same codes.
+ * No command chooses a number: it returns (done; `serve` returns 'serving' and lives on until a
+ * signal), or throws a UsageError (2), a configuration error (ConfigError, a database that lacks
+ * migrations: 2), a NotDone (1, src/lib/command-line/errors.ts) or anything else (1). This file
+ * alone turns that into the code; src/cli/main.ts alone exits with it.
  */
-export const EXIT_OK = 0;
-export const EXIT_FAILURE = 1;
-export const EXIT_USAGE = 2;
+const EXIT_OK = 0;
+const EXIT_FAILURE = 1;
+const EXIT_USAGE = 2;
 
-export type ExitCode = typeof EXIT_OK | typeof EXIT_FAILURE | typeof EXIT_USAGE;
+type ExitCode = typeof EXIT_OK | typeof EXIT_FAILURE | typeof EXIT_USAGE;
 
-/** A thrown error as the policy sees it: its exit code, and the text for stderr. */
-export function failureOf(error: unknown, failedTo: string): { code: ExitCode; text: string } {
-  if (error instanceof UsageError) {
-    return {
-      code: EXIT_USAGE,
-      text: error.help ? `${error.message}\n\n${error.help}` : error.message,
-    };
-  }
+/** A thrown error as the policy sees it: its exit code, and the text for stderr ('' for none). */
+function failureOf(error: unknown, failedTo: string): { code: ExitCode; text: string } {
+  if (error instanceof UsageError) return { code: EXIT_USAGE, text: error.text() };
+  if (error instanceof NotDone) return { code: EXIT_FAILURE, text: error.text() };
   // A configuration fault names the variable and needs no stack trace.
   if (error instanceof ConfigError || error instanceof SchemaBehindError) {
     return { code: EXIT_USAGE, text: error.message };
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   return { code: EXIT_FAILURE, text: `${failedTo}: ${detail}` };
+}
+
+/**
+ * The exit code of a command's run: 0 when it returned, 'serving' when it serves on, else the
+ * code of what it threw, whose text goes to `err` (`failedTo` begins a failure's).
+ */
+export async function exitCodeOf(
+  run: Promise<unknown>,
+  failedTo: string,
+  err: (text: string) => void,
+): Promise<ExitCode | 'serving'> {
+  try {
+    return (await run) === 'serving' ? 'serving' : EXIT_OK;
+  } catch (error) {
+    const failure = failureOf(error, failedTo);
+    if (failure.text !== '') err(failure.text);
+    return failure.code;
+  }
 }

@@ -1,17 +1,13 @@
-import { EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
-import type { OperatorIo } from '../lib/command-options.ts';
+import type { CommandDescription, OperatorIo } from '../lib/command-line/command-description.ts';
 import { withOperatorDatabase } from '../lib/database/operator-database.ts';
+import { feedCommand } from '../feed/index.ts';
 import { loadOperatorConfig } from './config.ts';
-import { FEED_HELP, runFeedCommand } from '../feed/index.ts';
 
-/** `main.ts feed <command>`: the feed relay's operator commands (see --help). */
-export async function run(io: OperatorIo): Promise<number> {
-  const [command] = io.argv;
-  if (command === undefined || command === '--help' || command === '-h') {
-    io.out(FEED_HELP.trimEnd());
-    return command === undefined ? EXIT_USAGE : EXIT_OK;
-  }
-  return withOperatorDatabase(io, loadOperatorConfig, ({ database }) =>
-    runFeedCommand(database.db, io.argv, io.out, io.err),
-  );
+/** `main.ts feed <command>`: the feed relay's operator commands, on the receiver's database. */
+export function command(io: OperatorIo): CommandDescription {
+  return feedCommand({
+    io,
+    withDatabase: (work) =>
+      withOperatorDatabase(io, loadOperatorConfig, ({ database }) => work(database.db)),
+  });
 }

@@ -5,10 +5,8 @@
  * enquiry, wallets, refunds of stored payments, the PayTo report, subscriptions, the delivery
  * report and resends. See docs/provider-client.md.
  */
-import type { OperatorIo } from '../lib/command-options.ts';
-import { PROVIDER_COMMANDS, runCli } from '../platform/index.ts';
+import type { OperatorIo } from '../lib/command-line/command-description.ts';
+import { providerCommand } from '../platform/index.ts';
 import { loadOperatorConfig } from './config.ts';
 
-export function run(io: OperatorIo): Promise<number> {
-  return runCli('provider', PROVIDER_COMMANDS, io, loadOperatorConfig);
-}
+export const command = (io: OperatorIo) => providerCommand(io, loadOperatorConfig);

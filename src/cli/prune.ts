@@ -4,8 +4,8 @@
  * Removes what is older than its retention, as the service's scheduled prune does: the raw
  * request of old deliveries, sent feed events, old recovery records. See docs/retention.md.
  */
-import type { OperatorIo } from '../lib/command-options.ts';
-import { runPruneCli } from '../operations/index.ts';
+import type { OperatorIo } from '../lib/command-line/command-description.ts';
+import { pruneCommand } from '../operations/index.ts';
 import { loadOperatorConfig } from './config.ts';
 
-export const run = (io: OperatorIo): Promise<number> => runPruneCli(io, loadOperatorConfig);
+export const command = (io: OperatorIo) => pruneCommand(io, loadOperatorConfig);

@@ -14,10 +14,9 @@ import { createLogStream, type LogStream } from '../lib/log-stream.ts';
 import { createMetrics, type Metrics } from '../receiver/index.ts';
 import { listen } from '../lib/http/server.ts';
 import { stopOnSignals } from '../lib/http/shutdown.ts';
-import { environmentWith, parseStartOptions, USAGE } from './start-options.ts';
+import { environmentWith, USAGE } from './start-options.ts';
 import { assertMigrated, migrateToLatest } from '../lib/database/migrator.ts';
-import { EXIT_OK } from './exit-codes.ts';
-import type { OperatorIo } from '../lib/command-options.ts';
+import type { CommandDescription, OperatorIo } from '../lib/command-line/command-description.ts';
 import { resolveEmbeddedDataDir } from '../lib/database/embedded-postgres.ts';
 import { openDatabase } from '../lib/database/open-database.ts';
 import {
@@ -31,33 +30,36 @@ import { parsePublicKey } from '../receiver/index.ts';
 const EXIT_FLUSH_MS = 1000;
 
 /**
- * `main.ts serve`: the receiver. Answers 'serving' once it listens; from then on SIGTERM or SIGINT
- * drains and stops it, and the shutdown exits the process. A start that fails throws (exit
- * codes: src/cli/exit-codes.ts), once the log lines written so far have had their moment.
+ * `main.ts serve [--dotenv <path>]`: the receiver. Answers 'serving' once it listens; from then on
+ * SIGTERM or SIGINT drains and stops it, and the shutdown exits the process. A start that fails
+ * throws (exit codes: src/cli/exit-codes.ts), once the log lines written so far have had their
+ * moment.
  */
-export async function run(
-  io: Pick<OperatorIo, 'argv' | 'env' | 'out'>,
-): Promise<number | 'serving'> {
-  const log: { stream?: LogStream } = {};
-  try {
-    return await serve(io, log);
-  } catch (error) {
-    await log.stream?.flushWithin(EXIT_FLUSH_MS);
-    throw error;
-  }
+export function command(io: Pick<OperatorIo, 'env'>): CommandDescription {
+  return {
+    name: 'serve',
+    help: USAGE,
+    // Not --env-file: node and tsx take that one for themselves, and fail when the file is missing.
+    options: [{ flags: '--dotenv <path>' }],
+    run: async ({ options }) => {
+      const log: { stream?: LogStream } = {};
+      try {
+        return await serve(io.env, options.dotenv as string | undefined, log);
+      } catch (error) {
+        await log.stream?.flushWithin(EXIT_FLUSH_MS);
+        throw error;
+      }
+    },
+  };
 }
 
 /** Wiring only: configuration, signing key, database, listen, shut down. */
 async function serve(
-  io: Pick<OperatorIo, 'argv' | 'env' | 'out'>,
+  env: Record<string, string | undefined>,
+  envFile: string | undefined,
   log: { stream?: LogStream },
-): Promise<number | 'serving'> {
-  const options = parseStartOptions(io.argv);
-  if (options.help) {
-    io.out(USAGE.trimEnd());
-    return EXIT_OK;
-  }
-  const environment = environmentWith(options.envFile, io.env);
+): Promise<'serving'> {
+  const environment = environmentWith(envFile, env);
   const config = loadConfig(environment.env);
   log.stream = createLogStream({ fd: 1, maxBufferBytes: config.logBufferBytes });
   const logStream = log.stream;
@@ -139,7 +141,7 @@ async function serve(
       signingKey: config.signingKey.kind === 'fetched' ? config.signingKey.url : 'configured',
       sharedSecretCheck: config.webhookSecrets.length > 0,
       embeddedDatabase: embeddedDatabaseHint(config),
-      envFile: environment.fileRead ? options.envFile : undefined,
+      envFile: environment.fileRead ? envFile : undefined,
     },
     'receiver listening',
   );
@@ -157,14 +159,9 @@ async function serve(
       await database.close();
     },
     timeoutMs: config.server.shutdownTimeoutMs + config.server.shutdownDrainDelayMs,
-    // Log lines are written asynchronously: give them a bounded moment to go out, and exit
-    // however the flush ends.
-    exit: (code: number) => {
-      const exit = () => process.exit(code);
-      logStream.flushWithin(EXIT_FLUSH_MS).then(exit, exit);
-    },
-    // The forced exit waits for nothing, least of all a stalled stdout.
-    forceExit: (code: number) => process.exit(code),
+    // Log lines are written asynchronously: give them a bounded moment to go out before the
+    // exit (the forced exit waits for nothing, least of all a stalled stdout).
+    flush: () => logStream.flushWithin(EXIT_FLUSH_MS),
     drainDelayMs: config.server.shutdownDrainDelayMs,
     logger,
   };

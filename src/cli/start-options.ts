@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { parseArgs, parseEnv } from 'node:util';
-import { UsageError } from '../lib/usage-error.ts';
+import { parseEnv } from 'node:util';
 
 export const USAGE = `Usage: main serve [--dotenv <path>] [--help]
 
@@ -10,25 +9,6 @@ Runs the webhook receiver, configured from the environment (README.md, "Configur
                    .env); a variable set in the process environment wins over the file
   --help           show this text
 `;
-
-export interface StartOptions {
-  help: boolean;
-  envFile: string | undefined;
-}
-
-export function parseStartOptions(argv: readonly string[]): StartOptions {
-  try {
-    const { values } = parseArgs({
-      args: [...argv],
-      // Not --env-file: node and tsx take that one for themselves, and fail when the file is missing.
-      options: { dotenv: { type: 'string' }, help: { type: 'boolean', default: false } },
-      strict: true,
-    });
-    return { help: values.help, envFile: values.dotenv };
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : 'unreadable arguments', USAGE);
-  }
-}
 
 /**
  * The environment to configure from: the file's variables under the process's own, so an

@@ -4,5 +4,5 @@
  * here.
  */
 
-export { FEED_HELP, runFeedCommand } from './feed-command.ts';
+export { feedCommand } from './feed-command.ts';
 export { startFeed } from './start-feed.ts';

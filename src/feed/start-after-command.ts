@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../lib/database/database.ts';
+import type { CommandIo } from '../lib/command-line/command-description.ts';
+import { NotDone, UsageError } from '../lib/command-line/errors.ts';
 import { lastPosition } from './relay-control.ts';
 
 /**
@@ -12,9 +14,6 @@ import { lastPosition } from './relay-control.ts';
  * has been attempted and none is held behind a dead letter; `--force` overrides that, and
  * `--dry-run` prints the plan alone.
  */
-
-export const START_AFTER_USAGE =
-  'start-after <position|now> [--dry-run] [--force]: position is digits, or now (the last numbered)';
 
 export interface StartAfterPlan {
   position: string;
@@ -136,42 +135,36 @@ export async function markStartedAfter(
   }
 }
 
-/** The command: plan, print it, refuse or (unless --dry-run) mark. Answers the exit code. */
-export async function runStartAfter(
+/**
+ * The command: plan, print it, refuse (NotDone) or, unless `dryRun`, mark. A position that is
+ * neither digits nor `now` is a UsageError.
+ */
+export async function startAfter(
   db: Db,
-  args: readonly string[],
-  out: (line: string) => void,
-  err: (line: string) => void,
-): Promise<number> {
-  const flags = new Set(args.filter((arg) => arg.startsWith('--')));
-  const words = args.filter((arg) => !arg.startsWith('--'));
-  const unknown = [...flags].filter((flag) => flag !== '--dry-run' && flag !== '--force');
-  if (words.length !== 1 || unknown.length > 0) {
-    err(unknown.length > 0 ? `unknown option: ${unknown.join(', ')}` : START_AFTER_USAGE);
-    return 2;
-  }
-  const given = words[0] === 'now' ? await lastPosition(db) : words[0];
+  options: { position: string; dryRun: boolean; force: boolean },
+  io: CommandIo,
+): Promise<void> {
+  const { out, err } = io;
+  const given = options.position === 'now' ? await lastPosition(db) : options.position;
   if (!given || !/^\d{1,18}$/.test(given)) {
-    err('start-after needs a position (digits) or now');
-    return 2;
+    throw new UsageError('start-after needs a position (digits) or now');
   }
-  const force = flags.has('--force');
+  const { force } = options;
   const plan = await planStartAfter(db, given);
   for (const line of describePlan(plan)) out(line);
   const reasons = refusals(plan);
-  if (flags.has('--dry-run')) {
+  if (options.dryRun) {
     out(
       reasons.length === 0
         ? 'dry run: nothing marked; without --dry-run this would proceed'
         : `dry run: nothing marked; without --force this would be refused: ${reasons.join('; ')}`,
     );
-    return 0;
+    return;
   }
   if (reasons.length > 0 && !force) {
-    err(
+    throw new NotDone(
       `refused, nothing marked: ${reasons.join('; ')}. --dry-run shows the plan; --force skips these events anyway`,
     );
-    return 1;
   }
   if (reasons.length > 0) err(`--force: proceeding although ${reasons.join('; ')}`);
   const total = await markStartedAfter(db, given, {
@@ -180,9 +173,8 @@ export async function runStartAfter(
   });
   out(`marked ${total} event(s) up to position ${given} as sent without relaying them`);
   // Forced, fewer is harmless (the relay sent or holds the rest); guarded, the rest is waiting.
-  if (force || total >= plan.events) return 0;
-  err(
+  if (force || total >= plan.events) return;
+  throw new NotDone(
     `${plan.events - total} event(s) of the plan were not marked: attempted or claimed meanwhile, or the relay was resumed; start-after --dry-run shows them`,
   );
-  return 1;
 }

@@ -6,6 +6,6 @@
 
 export { registerMoneyStateMetrics } from './attention/money-state-metrics.ts';
 
-export { QUARANTINE_HELP, runQuarantineCommand } from './quarantine/quarantine-command.ts';
-export { runPruneCli } from './retention/prune-cli.ts';
+export { quarantineCommand } from './quarantine/quarantine-command.ts';
+export { pruneCommand } from './retention/prune-cli.ts';
 export { startScheduledPrune } from './retention/scheduled-prune.ts';

@@ -4,7 +4,6 @@
  * (recovery/), and the provider command line (cli/). Outside src/platform/, import from here.
  */
 
-export { PROVIDER_COMMANDS } from './cli/commands.ts';
-export { runCli } from './cli/run-cli.ts';
-export { runRecoverCli } from './recovery/recover-cli.ts';
+export { providerCommand } from './cli/provider-command.ts';
+export { recoverCommand } from './recovery/recover-cli.ts';
 export { startScheduledRecovery } from './recovery/scheduled-recovery.ts';

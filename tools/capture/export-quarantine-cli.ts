@@ -8,10 +8,10 @@
  * SIGNING_KEY, else the key each row was verified with, found by its fingerprint among this
  * machine's keys (the sandbox's, the fixtures') and only then fetched from SIGNING_KEY_URL /
  * PROVIDER_ENV. Exit 1 when a given key did not verify a row, 2 when no key could be found for a
- * row (saying where it looked and how to give one) or on bad usage. See docs/tools.md.
+ * row (saying where it looked and how to give one) or on bad usage or configuration
+ * (tools/common/run-tool.ts). See docs/tools.md.
  */
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { exportQuarantine, quarantinedFingerprints } from './export-quarantine.ts';
 import {
   givenKey,
@@ -25,7 +25,11 @@ import {
   type KeyAttempt,
 } from './export-keys.ts';
 import { openToolDatabase } from '../../src/lib/database/operator-database.ts';
+import { ConfigError } from '../../src/lib/config/config-error.ts';
 import { loadOperatorConfig, type Config } from '../../src/cli/config.ts';
+import { SchemaBehindError } from '../../src/lib/database/migrator.ts';
+import { NotDone, UsageError } from '../../src/lib/command-line/errors.ts';
+import { runTool, toolIo } from '../common/run-tool.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { checkKeyUrl, DEFAULT_MAX_KEY_BYTES, fetchSigningKey } from '../../src/receiver/index.ts';
 
@@ -33,84 +37,82 @@ const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const USAGE =
   'usage: npm run export-quarantine -- --out <folder> [--since <ISO time>] [--id <N>] [--public-key <hex, PEM or file> | --key-file <file>]';
 
-async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
-      out: { type: 'string' },
-      since: { type: 'string' },
-      id: { type: 'string' },
-      'public-key': { type: 'string' },
-      'key-file': { type: 'string' },
-      help: { type: 'boolean', default: false },
-    },
-  });
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
-  const since = values.since === undefined ? undefined : new Date(values.since);
-  if (
-    !values.out ||
-    (since && Number.isNaN(since.getTime())) ||
-    (values.id && !/^\d+$/.test(values.id)) ||
-    (values['public-key'] !== undefined && values['key-file'] !== undefined)
-  ) {
-    console.error(USAGE);
-    return 2;
-  }
+function isoTime(value: string): Date {
+  const time = new Date(value);
+  if (Number.isNaN(time.getTime())) throw new UsageError(`--since: not a time: ${value}`);
+  return time;
+}
+
+function rowId(value: string): string {
+  if (!/^\d+$/.test(value)) throw new UsageError(`--id: not a row id: ${value}`);
+  return value;
+}
+
+/**
+ * Exports the rows asked for. A row no key verifies is a UsageError when no key was given (say
+ * which one: where it looked and how to give one), NotDone when the key given does not verify it.
+ */
+async function exportRows(options: {
+  out: string;
+  since: Date | undefined;
+  id: string | undefined;
+  publicKey: string | undefined;
+  keyFile: string | undefined;
+}): Promise<void> {
+  const { since, id } = options;
   const config = loadOperatorConfig(process.env);
   const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
   // A key given is read before the database is opened: a typo fails fast.
   const named = (flag: string) => (error: unknown) => {
-    throw new Error(`${flag}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`${flag}: ${error instanceof Error ? error.message : String(error)}`);
   };
   const given =
-    values['key-file'] !== undefined
-      ? await keyFromFile(values['key-file']).catch(named('--key-file'))
-      : values['public-key'] !== undefined
-        ? await givenKey(values['public-key']).catch(named('--public-key'))
+    options.keyFile !== undefined
+      ? await keyFromFile(options.keyFile).catch(named('--key-file'))
+      : options.publicKey !== undefined
+        ? await givenKey(options.publicKey).catch(named('--public-key'))
         : undefined;
   const database = await openToolDatabase(config, logger, PROJECT_DIR);
   try {
-    const filter = { ...(since && { since }), ...(values.id !== undefined && { id: values.id }) };
+    const filter = { ...(since && { since }), ...(id !== undefined && { id }) };
     const fingerprints = await quarantinedFingerprints(database.db, filter).catch(
       (error: unknown) => {
         // 42P01: no such table. A database the receiver has never run on (a fresh clone).
         if ((error as { code?: unknown }).code !== '42P01') throw error;
-        throw new Error(
+        throw new UsageError(
           `${config.databaseUrl ? 'DATABASE_URL' : 'the embedded database'} has no quarantined_deliveries table: the receiver has not run on it. Run \`npm run migrate\` (or the receiver) first, or set DATABASE_URL to the receiver's database`,
+          '',
         );
       },
     );
     const attempts = given ? [] : await keysAtHand(fingerprints, config);
     const keys = given ? [given] : attempts.flatMap((a) => (a.key ? [a.key] : []));
     const result = await exportQuarantine(database.db, {
-      outDir: values.out,
+      outDir: options.out,
       publicKey: given ?? keys,
       ...filter,
     });
-    for (const { id, file } of result.written) console.log(`wrote    ${id}: ${file}`);
-    for (const { id, reason } of result.skipped) console.log(`skipped  ${id}: ${reason}`);
-    console.log(`${result.written.length} written, ${result.skipped.length} skipped`);
+    for (const { id, file } of result.written) toolIo.out(`wrote    ${id}: ${file}`);
+    for (const { id, reason } of result.skipped) toolIo.out(`skipped  ${id}: ${reason}`);
+    toolIo.out(`${result.written.length} written, ${result.skipped.length} skipped`);
     const keyless = result.skipped.filter((skip) => skip.kind === 'key');
-    if (keyless.length === 0) return 0;
+    if (keyless.length === 0) return;
     if (given) {
-      console.error(
+      throw new NotDone(
         'the key given does not verify those rows (the platform rotated its key since?): give the key of their time with --public-key or --key-file, or leave both out to look for the key each row names',
       );
-      return 1;
     }
     const verifiedBy = unmatched(fingerprints, keys).map((f) =>
       f === null ? 'unknown' : short(f),
     );
-    console.error(
+    throw new UsageError(
       [
         `export-quarantine: no key for ${keyless.length} row(s) (${verifiedBy.length > 0 ? `verified by ${verifiedBy.join(', ')}` : 'the key each names does not verify it'}). Tried:`,
         ...attempts.map((a) => `  ${a.source}: ${a.outcome}`),
         HOW_TO_GIVE_A_KEY,
       ].join('\n'),
+      '',
     );
-    return 2;
   } finally {
     await database.close();
   }
@@ -147,10 +149,37 @@ async function keysAtHand(
   return attempts;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(`export failed: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(2);
+await runTool(
+  {
+    name: 'export-quarantine',
+    help: USAGE,
+    options: [
+      { flags: '--out <folder>' },
+      { flags: '--since <time>', parse: isoTime },
+      { flags: '--id <N>', parse: rowId },
+      { flags: '--public-key <key>' },
+      { flags: '--key-file <file>' },
+    ],
+    run: async ({ options }) => {
+      const out = options.out as string | undefined;
+      if (!out) throw new UsageError('--out is required');
+      if (options.publicKey !== undefined && options.keyFile !== undefined) {
+        throw new UsageError('give --public-key or --key-file, not both');
+      }
+      // A configuration fault (a variable, a database behind): nothing ran, and no stack trace.
+      await exportRows({
+        out,
+        since: options.since as Date | undefined,
+        id: options.id as string | undefined,
+        publicKey: options.publicKey as string | undefined,
+        keyFile: options.keyFile as string | undefined,
+      }).catch((error: unknown) => {
+        if (error instanceof ConfigError || error instanceof SchemaBehindError) {
+          throw new UsageError(error.message, '');
+        }
+        throw error;
+      });
+    },
   },
+  'export-quarantine failed',
 );

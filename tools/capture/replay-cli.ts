@@ -4,10 +4,10 @@
  *
  * Re-sends captured deliveries (docs/captured-fixtures.md) byte for byte with their recorded
  * headers and signatures, and compares each answer with the file's `expected` status. Exit code
- * 1 when any answer differs (unless --report-only), 2 on bad usage. See docs/tools.md.
+ * 1 when any answer differs (unless --report-only), 2 on bad usage (tools/common/run-tool.ts).
+ * See docs/tools.md.
  */
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { answerWords } from './answer-words.ts';
 import { captureFilesAt, loadCaptureFile } from './capture-files.ts';
 import {
@@ -16,45 +16,42 @@ import {
   webhookIdCounter,
   type ReplayResult,
 } from './replay-deliveries.ts';
+import { NotDone, UsageError } from '../../src/lib/command-line/errors.ts';
+import { runTool, toolIo } from '../common/run-tool.ts';
 
 const USAGE =
   'usage: npm run replay -- <file or folder> [--url http://127.0.0.1:3000] [--secret <value>] [--new-webhookid] [--report-only]';
 
-async function main(): Promise<number> {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      url: { type: 'string', default: 'http://127.0.0.1:3000' },
-      secret: { type: 'string' },
-      'new-webhookid': { type: 'boolean', default: false },
-      'report-only': { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
+/** Replays every capture file found, prints each answer and a summary; a difference is NotDone. */
+async function replay(
+  targets: readonly string[],
+  options: { url: string; secret: string | undefined; newWebhookId: boolean; reportOnly: boolean },
+): Promise<void> {
+  if (targets.length === 0) throw new UsageError('no capture file or folder given');
+  const files = targets.flatMap((target) => {
+    try {
+      return captureFilesAt(target);
+    } catch (error) {
+      // A file or folder that is not there: the words of the call.
+      throw new UsageError(error instanceof Error ? error.message : String(error), '');
+    }
   });
-  if (values.help || positionals.length === 0) {
-    console.error(USAGE);
-    return values.help ? 0 : 2;
-  }
-  const files = positionals.flatMap((target) => captureFilesAt(target));
-  if (files.length === 0) {
-    console.error(`no *.json files in ${positionals.join(', ')}`);
-    return 2;
-  }
+  if (files.length === 0) throw new UsageError(`no *.json files in ${targets.join(', ')}`, '');
   const results = await replayCaptures(files.map(loadCaptureFile), {
-    url: values.url,
-    ...(values.secret !== undefined && { secret: values.secret }),
-    ...(values['new-webhookid'] && { newWebhookId: webhookIdCounter() }),
+    url: options.url,
+    ...(options.secret !== undefined && { secret: options.secret }),
+    ...(options.newWebhookId && { newWebhookId: webhookIdCounter() }),
   });
-  for (const result of results) console.log(describe(result));
+  for (const result of results) toolIo.out(describe(result));
   const summary = summariseReplay(results);
-  console.log(
-    `\n${summary.files} replayed to ${values.url}: ${summary.matched} as expected, ${summary.differed} different`,
+  toolIo.out(
+    `\n${summary.files} replayed to ${options.url}: ${summary.matched} as expected, ${summary.differed} different`,
   );
   if (summary.duplicates > 0)
-    console.log(
+    toolIo.out(
       `${summary.duplicates} answered duplicate (already stored): the receiver already had them, so this replay did not validate or store them again`,
     );
-  return summary.differed > 0 && !values['report-only'] ? 1 : 0;
+  if (summary.differed > 0 && !options.reportOnly) throw new NotDone();
 }
 
 function describe(result: ReplayResult): string {
@@ -71,10 +68,24 @@ function describe(result: ReplayResult): string {
   return `${verdict} ${path.basename(result.file)}: ${answer}${expected}${why}`;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
-    process.exit(2);
+await runTool(
+  {
+    name: 'replay',
+    help: USAGE,
+    arguments: ['[files...]'],
+    options: [
+      { flags: '--url <url>' },
+      { flags: '--secret <value>' },
+      { flags: '--new-webhookid' },
+      { flags: '--report-only' },
+    ],
+    run: ({ args, options }) =>
+      replay(args, {
+        url: (options.url as string | undefined) ?? 'http://127.0.0.1:3000',
+        secret: options.secret as string | undefined,
+        newWebhookId: options.newWebhookid === true,
+        reportOnly: options.reportOnly === true,
+      }),
   },
+  'replay failed',
 );

@@ -3,12 +3,12 @@
  *
  * Writes the README's configuration table, `.env.example` and docker-compose.yml's pass-through
  * block from the one declaration of each variable (the modules' settings, composed in
- * src/cli/config.ts). With --check it writes nothing and exits 1 when either file is
- * stale, naming it; 2 on bad usage or when a file cannot be rendered.
+ * src/cli/config.ts). With --check it writes
+ * nothing and exits 1 when either file is stale, naming it; 2 on bad usage or when a file cannot
+ * be rendered (tools/common/run-tool.ts).
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   COMPOSE_END,
   COMPOSE_START,
@@ -18,6 +18,8 @@ import {
   TABLE_START,
   type DocFile,
 } from './config-docs.ts';
+import { NotDone, UsageError } from '../../src/lib/command-line/errors.ts';
+import { runTool, toolIo } from '../common/run-tool.ts';
 
 const USAGE = `Usage: npm run docs:config [-- --check]
 
@@ -38,57 +40,41 @@ src/cli/config.ts: each variable's type, default, description, secret or not):
 
 const THIS_PROJECT = path.resolve(import.meta.dirname, '../..');
 
-async function main(argv: readonly string[]): Promise<number> {
-  let check: boolean;
-  let projectDir: string;
-  try {
-    const { values } = parseArgs({
-      args: [...argv],
-      options: {
-        check: { type: 'boolean', default: false },
-        dir: { type: 'string', default: THIS_PROJECT },
-        help: { type: 'boolean' },
-      },
-      strict: true,
-    });
-    if (values.help) {
-      process.stdout.write(USAGE);
-      return 0;
-    }
-    check = values.check;
-    projectDir = path.resolve(values.dir);
-  } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-    return 2;
-  }
+/** Writes (or with `check`, compares) every generated file; a stale one with `check` is NotDone. */
+async function writeConfigDocs(projectDir: string, { check }: { check: boolean }): Promise<void> {
   let files: DocFile[];
   try {
     files = await configDocFiles(projectDir);
   } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-    return 2;
+    // A file that cannot be rendered (a marker missing): the project given is not one to write.
+    throw new UsageError(error instanceof Error ? error.message : String(error), '');
   }
   let stale = 0;
   for (const file of files) {
     if (file.current === file.expected) {
-      console.log(`${file.file}: up to date (${file.what})`);
+      toolIo.out(`${file.file}: up to date (${file.what})`);
     } else if (check) {
       stale += 1;
-      console.error(
+      toolIo.err(
         `${file.file} is stale: it differs from what src/cli/config.ts declares (${describeDifference(file)}). Run \`npm run docs:config\` and commit the result.`,
       );
     } else {
       writeFileSync(path.join(projectDir, file.file), file.expected);
-      console.log(`${file.file}: written (${file.what})`);
+      toolIo.out(`${file.file}: written (${file.what})`);
     }
   }
-  return stale > 0 ? 1 : 0;
+  if (stale > 0) throw new NotDone();
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error instanceof Error ? error.stack : String(error));
-    process.exit(2);
+await runTool(
+  {
+    name: 'docs:config',
+    help: USAGE,
+    options: [{ flags: '--check' }, { flags: '--dir <path>' }],
+    run: ({ options }) =>
+      writeConfigDocs(path.resolve((options.dir as string | undefined) ?? THIS_PROJECT), {
+        check: options.check === true,
+      }),
   },
+  'docs:config failed',
 );

@@ -3,13 +3,14 @@ import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { setTimeout as delay } from 'node:timers/promises';
+import { UsageError } from '../../src/lib/command-line/errors.ts';
 import { httpCall } from '../../src/lib/http-client.ts';
 import { databaseUrl, withClient } from '../common/postgres.ts';
 import { readMemory } from '../common/proc-stats.ts';
 import { startServer, type RunningServer } from '../common/server-process.ts';
 import { freePort } from '../common/free-port.ts';
+import { runTool } from '../common/run-tool.ts';
 import { bombBody, openGzipStallers, openTricklers, type AttackOptions } from './attacks.ts';
 
 /**
@@ -47,32 +48,25 @@ const SECRET = 'Basic ZWRnZS1hdHRhY2tzOm5vdC1hLXJlYWwtc2VjcmV0';
 const MIB = 1024 * 1024;
 const log = (line: string) => console.log(line);
 
-async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
-      scenario: { type: 'string', default: 'all' },
-      secret: { type: 'string', default: 'yes' },
-      sockets: { type: 'string' },
-      deliveries: { type: 'string', default: '20' },
-      'reconnect-ms': { type: 'string' },
-      'admin-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
-      'no-build': { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-  });
-  if (values.help) {
-    log(USAGE);
-    return 0;
-  }
+async function attack(values: {
+  scenario: string;
+  secret: string;
+  sockets: string | undefined;
+  deliveries: string;
+  'reconnect-ms': string | undefined;
+  'admin-url': string;
+  'no-build': boolean;
+}): Promise<void> {
   const withSecret = values.secret !== 'no';
   const scenarios: Scenario[] =
     values.scenario === 'all'
       ? SCENARIOS.filter((name) => withSecret || !name.startsWith('secret-'))
       : SCENARIOS.filter((name) => name === values.scenario);
   if (scenarios.length === 0 || (!withSecret && scenarios[0]?.startsWith('secret-'))) {
-    console.error(`--scenario=${values.scenario}: not one of ${SCENARIOS.join(', ')}, all`);
-    console.error('(the secret-* scenarios need --secret=yes)');
-    return 2;
+    throw new UsageError(
+      `--scenario=${values.scenario}: not one of ${SCENARIOS.join(', ')}, all\n(the secret-* scenarios need --secret=yes)`,
+      '',
+    );
   }
   const sockets = (fallback: number) => bounded(values.sockets, fallback, 1, MAX_SOCKETS);
   const deliveries = bounded(values.deliveries, 20, 1, MAX_DELIVERIES);
@@ -188,7 +182,6 @@ async function main(): Promise<number> {
         log(`${scenario}: RSS 3 s after the attack ended ${mb(readMemory(server.pid).rssBytes)}`);
       }
     }
-    return 0;
   } finally {
     await server?.stop();
     await withClient(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${dbName}`));
@@ -198,7 +191,7 @@ async function main(): Promise<number> {
 function bounded(text: string | undefined, fallback: number, min: number, max: number): number {
   const value = text === undefined ? fallback : Number(text);
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`expected a whole number from ${min} to ${max}, got ${text}`);
+    throw new UsageError(`expected a whole number from ${min} to ${max}, got ${text}`);
   }
   return value;
 }
@@ -248,10 +241,30 @@ function tally(statuses: number[]): string {
     .join(', ');
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
+await runTool(
+  {
+    name: 'edge-attacks',
+    help: USAGE,
+    options: [
+      { flags: '--scenario <name>' },
+      { flags: '--secret <yes|no>' },
+      { flags: '--sockets <N>' },
+      { flags: '--deliveries <N>' },
+      { flags: '--reconnect-ms <N>' },
+      { flags: '--admin-url <url>' },
+      { flags: '--no-build' },
+    ],
+    run: ({ options }) =>
+      attack({
+        scenario: (options.scenario as string | undefined) ?? 'all',
+        secret: (options.secret as string | undefined) ?? 'yes',
+        sockets: options.sockets as string | undefined,
+        deliveries: (options.deliveries as string | undefined) ?? '20',
+        'reconnect-ms': options.reconnectMs as string | undefined,
+        'admin-url':
+          (options.adminUrl as string | undefined) ?? 'postgres://postgres@127.0.0.1:5432/test',
+        'no-build': options.build === false,
+      }),
   },
+  'edge-attacks failed',
 );

@@ -1,5 +1,10 @@
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import type {
+  OptionDescription,
+  OptionValues,
+} from '../../src/lib/command-line/command-description.ts';
+import { UsageError } from '../../src/lib/command-line/errors.ts';
+import { readOptions } from '../../src/lib/command-line/run-command.ts';
 import { DEFAULT_DIALECT, DIALECTS, type Dialect } from './core/dialect.ts';
 
 export const USAGE = `usage: npm run sandbox -- [options]   (an offline stand-in for the platform; docs/sandbox.md)
@@ -49,7 +54,6 @@ const environment = z.object({
 });
 
 export interface CliOptions {
-  help: boolean;
   port: number;
   host: string;
   mAccount: string;
@@ -65,58 +69,68 @@ export interface CliOptions {
   secret: string;
 }
 
-/** Flags win over the environment; a bad value throws with every problem named. */
+/** The sandbox's flags (`npm run sandbox -- [options]`). */
+export const SANDBOX_OPTIONS: readonly OptionDescription[] = [
+  { flags: '--demo' },
+  { flags: '--bare-400' },
+  { flags: '--port <n>' },
+  { flags: '--host <addr>' },
+  { flags: '--state <file>' },
+  { flags: '--key-file <pem>' },
+  { flags: '--dialect <d>' },
+  { flags: '--receiver <url>' },
+  { flags: '--secret <token>' },
+];
+
+/** The sandbox's options from `argv` (its flags) and `env`, as `npm run sandbox` reads them. */
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
-  const string = { type: 'string' } as const;
-  const { values: v } = parseArgs({
-    args: argv,
-    options: {
-      help: { type: 'boolean', default: false },
-      demo: { type: 'boolean', default: false },
-      'bare-400': { type: 'boolean', default: false },
-      port: string,
-      host: string,
-      state: string,
-      'key-file': string,
-      dialect: string,
-      receiver: string,
-      secret: string,
-    },
-  });
+  return sandboxOptions(readOptions(SANDBOX_OPTIONS, argv), env);
+}
+
+/**
+ * The flags read (SANDBOX_OPTIONS, by commander's names) over the environment: flags win; a bad
+ * value is a UsageError naming every problem.
+ */
+export function sandboxOptions(values: OptionValues, env: NodeJS.ProcessEnv): CliOptions {
+  const flag = (name: string) => values[name] as string | undefined;
   const parsed = environment.safeParse({
     ...env,
-    ...(v.port !== undefined && { SANDBOX_PORT: v.port }),
-    ...(v.host !== undefined && { SANDBOX_HOST: v.host }),
-    ...(v.state !== undefined && { SANDBOX_STATE_FILE: v.state }),
-    ...(v['key-file'] !== undefined && { SANDBOX_KEY_FILE: v['key-file'] }),
-    ...(v.dialect !== undefined && { SANDBOX_DIALECT: v.dialect }),
+    ...(flag('port') !== undefined && { SANDBOX_PORT: flag('port') }),
+    ...(flag('host') !== undefined && { SANDBOX_HOST: flag('host') }),
+    ...(flag('state') !== undefined && { SANDBOX_STATE_FILE: flag('state') }),
+    ...(flag('keyFile') !== undefined && { SANDBOX_KEY_FILE: flag('keyFile') }),
+    ...(flag('dialect') !== undefined && { SANDBOX_DIALECT: flag('dialect') }),
   });
   if (!parsed.success) {
-    throw new Error(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('\n'));
+    throw new UsageError(
+      parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('\n'),
+    );
   }
   const e = parsed.data;
+  const demo = values.demo === true;
   // The demo's requests are written for the accepting default; a strict dialect would refuse
   // half of them and the demo would judge the sandbox, not the receiver.
-  if (v.demo && e.SANDBOX_DIALECT !== 'any')
-    throw new Error(`--dialect: --demo runs only with the dialect any, not ${e.SANDBOX_DIALECT}`);
-  const receiver = v.receiver ?? 'http://127.0.0.1:3000';
+  if (demo && e.SANDBOX_DIALECT !== 'any')
+    throw new UsageError(
+      `--dialect: --demo runs only with the dialect any, not ${e.SANDBOX_DIALECT}`,
+    );
+  const receiver = flag('receiver') ?? 'http://127.0.0.1:3000';
   if (!/^https?:\/\/\S+$/.test(receiver))
-    throw new Error(`--receiver: not an http(s) URL: ${receiver}`);
+    throw new UsageError(`--receiver: not an http(s) URL: ${receiver}`);
   return {
-    help: v.help,
     port: e.SANDBOX_PORT,
     host: e.SANDBOX_HOST,
     mAccount: e.SANDBOX_MACCOUNT,
     apiKey: e.SANDBOX_API_KEY,
     // The demo's one retry should not keep a person waiting 30 seconds.
-    retryDelayMs: e.SANDBOX_RETRY_DELAY_MS ?? (v.demo ? 2000 : 30_000),
+    retryDelayMs: e.SANDBOX_RETRY_DELAY_MS ?? (demo ? 2000 : 30_000),
     deliveryTimeoutMs: e.SANDBOX_DELIVERY_TIMEOUT_MS,
     ...(e.SANDBOX_STATE_FILE !== undefined && { stateFile: e.SANDBOX_STATE_FILE }),
     keyFile: e.SANDBOX_KEY_FILE,
     dialect: e.SANDBOX_DIALECT,
-    bare400: v['bare-400'],
-    demo: v.demo,
+    bare400: values.bare400 === true,
+    demo,
     receiver: receiver.replace(/\/+$/, ''),
-    secret: v.secret ?? DEFAULT_DEMO_SECRET,
+    secret: flag('secret') ?? DEFAULT_DEMO_SECRET,
   };
 }

@@ -4,21 +4,29 @@
  *
  * Wires the sandbox: options, the signing key, the state (and its file), the server; prints the
  * credentials and URLs. With --demo plays a day against a running receiver and exits with 0 when
- * the receiver answered every step as expected, 1 otherwise; with `simulate` sends a planned
- * batch of deliveries straight to a receiver and exits with 0 when none that should have been
- * accepted was lost and no forgery was accepted, 1 otherwise; 2 on bad usage.
+ * the receiver answered every step as expected, 1 otherwise (2: no receiver there); with
+ * `simulate` sends a planned batch of deliveries straight to a receiver and exits with 0 when
+ * none that should have been accepted was lost and no forgery was accepted, 1 otherwise; 2 on
+ * bad usage (tools/common/run-tool.ts).
  */
 import { createSandboxClock } from './core/clock.ts';
-import { parseCli, USAGE, type CliOptions } from './cli-options.ts';
+import { SANDBOX_OPTIONS, sandboxOptions, USAGE, type CliOptions } from './cli-options.ts';
 import { runDemo } from './demo/run-demo.ts';
 import type { Dialect } from './core/dialect.ts';
 import { createSandboxKeys } from './core/keys.ts';
 import { createSandbox } from './sandbox.ts';
 import { runSimulateCommand } from './simulate/command.ts';
-import { parseSimulateCli, SIMULATE_USAGE, type SimulateCliOptions } from './simulate/options.ts';
+import {
+  SIMULATE_OPTIONS,
+  SIMULATE_USAGE,
+  simulateOptions,
+  type SimulateCliOptions,
+} from './simulate/options.ts';
+import { checkSimulation } from './simulate/summary.ts';
 import { createStateSaver, loadState } from './state/state-file.ts';
 import { createStore } from './state/store.ts';
 import { emptyState } from './state/types.ts';
+import { runTool, toolIo } from '../common/run-tool.ts';
 
 const DIALECT_LINES: Record<Dialect, string> = {
   any: 'any (every variant of every request accepted)',
@@ -26,33 +34,10 @@ const DIALECT_LINES: Record<Dialect, string> = {
   public: "public (only the public reference's requests)",
 };
 
-const print = (line: string) => process.stdout.write(`${line}\n`);
+const print = (line: string) => toolIo.out(line);
 
-async function main(): Promise<number> {
-  const argv = process.argv.slice(2);
-  const simulating = argv[0] === 'simulate';
-  let options: CliOptions;
-  let batch: SimulateCliOptions | undefined;
-  try {
-    if (simulating) {
-      const parsed = parseSimulateCli(argv.slice(1));
-      if (parsed === 'help') {
-        print(SIMULATE_USAGE);
-        return 0;
-      }
-      batch = parsed;
-      options = parseCli(parsed.sandboxArgs, process.env);
-    } else {
-      options = parseCli(argv, process.env);
-    }
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n${simulating ? SIMULATE_USAGE : USAGE}\n`);
-    return 2;
-  }
-  if (options.help) {
-    print(USAGE);
-    return 0;
-  }
+/** The sandbox serving, playing the demo, or sending a simulated batch; stopped at the end. */
+async function runSandbox(options: CliOptions, batch?: SimulateCliOptions): Promise<void> {
   const state = options.stateFile ? await loadState(options.stateFile) : emptyState();
   const store = createStore(state);
   const keys = await createSandboxKeys({ keyFile: options.keyFile });
@@ -98,26 +83,43 @@ async function main(): Promise<number> {
     await server.close();
     await saver?.flush();
   };
-  let code = 0;
-  if (options.demo) code = await runDemo({ sandboxUrl: server.url, ...options, print });
-  if (batch) code = await runSimulateCommand(keys, batch, print);
-  if ((!options.demo && !batch) || batch?.keepServing) {
-    print('control routes under /sandbox/… (docs/sandbox.md); Ctrl-C to stop');
-    await new Promise((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+  try {
+    if (options.demo) await runDemo({ sandboxUrl: server.url, ...options, print });
+    const summary = batch && (await runSimulateCommand(keys, batch, print));
+    if ((!options.demo && !batch) || batch?.keepServing) {
+      print('control routes under /sandbox/… (docs/sandbox.md); Ctrl-C to stop');
+      await new Promise((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+    }
+    if (summary) checkSimulation(summary);
+  } finally {
+    await stop();
   }
-  await stop();
-  return code;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    process.stderr.write(
-      `sandbox failed: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
-    process.exit(2);
+await runTool(
+  {
+    name: 'sandbox',
+    help: USAGE,
+    options: SANDBOX_OPTIONS,
+    run: ({ options }) => runSandbox(sandboxOptions(options, process.env)),
+    commands: [
+      {
+        name: 'simulate',
+        help: SIMULATE_USAGE,
+        options: SIMULATE_OPTIONS,
+        run: ({ options }) =>
+          runSandbox(
+            sandboxOptions(
+              { port: options.port, host: options.host, keyFile: options.keyFile },
+              process.env,
+            ),
+            simulateOptions(options),
+          ),
+      },
+    ],
   },
+  'sandbox failed',
 );

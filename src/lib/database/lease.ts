@@ -70,6 +70,15 @@ export type LeaseOutcome<T> =
   | { ran: true; result: T }
   | { ran: false; holder: string | undefined; expiresAt: Date | undefined };
 
+/** Why a run did not start: another holds its lease (until when, if known). */
+export function leaseHeld(
+  what: string,
+  outcome: { holder: string | undefined; expiresAt: Date | undefined },
+): string {
+  const until = outcome.expiresAt ? ` until ${outcome.expiresAt.toISOString()}` : '';
+  return `another ${what} is running (${outcome.holder ?? 'another instance'} holds the lease${until}); try again shortly`;
+}
+
 /** Runs `work` holding the lease, or does nothing when another holds it. Never waits. */
 export async function withLease<T>(
   database: Db,

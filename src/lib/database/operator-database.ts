@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ConfigLoader } from '../config/load-settings.ts';
-import type { OperatorIo } from '../command-options.ts';
+import type { OperatorIo } from '../command-line/command-description.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { createDatabaseWithPool } from './database.ts';
 import { resolveEmbeddedDataDir } from './embedded-postgres.ts';

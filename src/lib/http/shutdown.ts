@@ -15,7 +15,9 @@ export interface ShutdownPlan {
    */
   drainDelayMs?: number;
   logger: Logger;
-  /** The normal way out (may flush logs first, for a bounded time). */
+  /** Before the normal exit: let buffered log lines go out (bounded: it must settle soon). */
+  flush?: () => Promise<void>;
+  /** The normal way out (default: `flush`, however it ends, then exit the process). */
   exit?: (code: number) => void;
   /** The way out when the timeout passes: must not wait for anything. */
   forceExit?: (code: number) => void;
@@ -26,7 +28,12 @@ export interface ShutdownPlan {
  * requests, then resources are released and the process exits. A forced exit bounds it.
  */
 export function shutDownGracefully(plan: ShutdownPlan, signal: string): Promise<void> {
-  const exit = plan.exit ?? ((code: number) => process.exit(code));
+  const exit =
+    plan.exit ??
+    ((code: number) => {
+      const leave = () => process.exit(code);
+      (plan.flush?.() ?? Promise.resolve()).then(leave, leave);
+    });
   const forceExit = plan.forceExit ?? ((code: number) => process.exit(code));
   plan.beginShutdown();
   plan.logger.info({ signal }, 'shutting down: finishing in-flight deliveries');

@@ -1,17 +1,14 @@
-import {
-  leaseHeld,
-  parseOptions,
-  wholeNumber,
-  type OperatorIo,
-} from '../../lib/command-options.ts';
+import type { CommandDescription, OperatorIo } from '../../lib/command-line/command-description.ts';
+import { NotDone } from '../../lib/command-line/errors.ts';
+import { wholeNumber } from '../../lib/command-line/whole-number.ts';
 import type { ConfigLoader } from '../../lib/config/load-settings.ts';
 import { withOperatorDatabase } from '../../lib/database/operator-database.ts';
 import type { DatabaseConfig } from '../../lib/database/settings.ts';
-import { withLease } from '../../lib/database/lease.ts';
+import { leaseHeld, withLease } from '../../lib/database/lease.ts';
 import { RETENTION_LEASE, runPrune, type PruneSummary } from './prune.ts';
 import type { RetentionConfig } from './settings.ts';
 
-export const PRUNE_USAGE = `usage: npm run prune -- [--dry-run] [--max-batches N] [--max-seconds S]
+const PRUNE_USAGE = `usage: npm run prune -- [--dry-run] [--max-batches N] [--max-seconds S]
 
 Prunes what is older than its retention (docs/retention.md), in batches, as the service's
 scheduled prune does, and prints a JSON summary; progress goes to stderr.
@@ -38,61 +35,59 @@ Exit 0: nothing left that may go (or a dry run); 1: the run stopped first (budge
 prune holds the lease): run it again; 2: bad usage or configuration.`;
 
 /**
- * `main.ts prune [options]`: answers the exit code; bad usage or configuration throws. The
- * configuration is the whole service's, as src/cli/config.ts composes it (`loadConfig`), read
- * once the options are.
+ * `main.ts prune [options]`: prints the summary; a run that stopped first (or never started:
+ * another holds the lease) is NotDone. The configuration is the whole service's, as
+ * src/cli/config.ts composes it (`loadConfig`), read once the options are.
  */
-export async function runPruneCli(
+export function pruneCommand(
   io: OperatorIo,
   loadConfig: ConfigLoader<RetentionConfig & DatabaseConfig>,
-): Promise<number> {
-  const values = parseOptions(
-    io,
-    {
-      'dry-run': { type: 'boolean' },
-      'max-batches': { type: 'string' },
-      'max-seconds': { type: 'string' },
-      help: { type: 'boolean' },
+): CommandDescription {
+  return {
+    name: 'prune',
+    help: PRUNE_USAGE,
+    options: [
+      { flags: '--dry-run' },
+      { flags: '--max-batches <N>', parse: wholeNumber(100_000_000) },
+      { flags: '--max-seconds <S>', parse: wholeNumber(31_536_000) },
+    ],
+    run: ({ options }) => {
+      const maxBatches = options.maxBatches as number | undefined;
+      const maxSeconds = options.maxSeconds as number | undefined;
+      return withOperatorDatabase(io, loadConfig, async ({ config, logger, database }) => {
+        const prune = {
+          db: database.db,
+          retention: {
+            ...config.retention,
+            ...(maxSeconds !== undefined && { runMaxMs: maxSeconds * 1000 }),
+          },
+          relayConfigured: config.feed.relay !== undefined,
+          progress: (line: string) => io.err(line),
+          ...(maxBatches !== undefined && { maxBatches }),
+        };
+        let summary: PruneSummary;
+        if (options.dryRun === true) {
+          summary = await runPrune({ ...prune, dryRun: true });
+        } else {
+          const outcome = await withLease(
+            database.db,
+            RETENTION_LEASE,
+            (lease) => runPrune({ ...prune, lease }),
+            {
+              holderPrefix: `prune-cli:${process.pid}`,
+              onProblem: (message, error) => logger.warn({ err: error }, message),
+            },
+          );
+          if (!outcome.ran) throw new NotDone(leaseHeld('prune', outcome));
+          summary = outcome.result;
+        }
+        io.out(JSON.stringify(summary, null, 2));
+        if (!summary.complete) {
+          throw new NotDone(
+            `stopped before the end (${summary.stoppedBy ?? 'unknown'}): run it again to go on`,
+          );
+        }
+      });
     },
-    PRUNE_USAGE,
-  );
-  if (!values) return 0;
-  const maxBatches = wholeNumber(values['max-batches'], 'max-batches', 100_000_000, PRUNE_USAGE);
-  const maxSeconds = wholeNumber(values['max-seconds'], 'max-seconds', 31_536_000, PRUNE_USAGE);
-  return withOperatorDatabase(io, loadConfig, async ({ config, logger, database }) => {
-    const prune = {
-      db: database.db,
-      retention: {
-        ...config.retention,
-        ...(maxSeconds !== undefined && { runMaxMs: maxSeconds * 1000 }),
-      },
-      relayConfigured: config.feed.relay !== undefined,
-      progress: (line: string) => io.err(line),
-      ...(maxBatches !== undefined && { maxBatches }),
-    };
-    let summary: PruneSummary;
-    if (values['dry-run']) {
-      summary = await runPrune({ ...prune, dryRun: true });
-    } else {
-      const outcome = await withLease(
-        database.db,
-        RETENTION_LEASE,
-        (lease) => runPrune({ ...prune, lease }),
-        {
-          holderPrefix: `prune-cli:${process.pid}`,
-          onProblem: (message, error) => logger.warn({ err: error }, message),
-        },
-      );
-      if (!outcome.ran) {
-        io.err(leaseHeld('prune', outcome));
-        return 1;
-      }
-      summary = outcome.result;
-    }
-    io.out(JSON.stringify(summary, null, 2));
-    if (!summary.complete) {
-      io.err(`stopped before the end (${summary.stoppedBy ?? 'unknown'}): run it again to go on`);
-    }
-    return summary.complete ? 0 : 1;
-  });
+  };
 }

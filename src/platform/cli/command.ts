@@ -1,8 +1,7 @@
-import type { ParseArgsConfig } from 'node:util';
-
-type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
 import type { DatabaseConfig } from '../../lib/database/settings.ts';
-import { UsageError } from '../../lib/usage-error.ts';
+import type { OptionDescription } from '../../lib/command-line/command-description.ts';
+import { NotDone, UsageError } from '../../lib/command-line/errors.ts';
+import { helpRows } from '../../lib/command-line/help-rows.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Db } from '../../lib/database/database.ts';
 import type { ProviderClient } from '../client/provider-client.ts';
@@ -10,7 +9,7 @@ import type { ProviderClientConfig } from '../client/settings.ts';
 
 /**
  * One CLI command: its options (each with a help line), and what it does. `run` returns the
- * JSON to print; it throws a ProviderError (or UsageError) to fail.
+ * JSON to print; it throws a ProviderError, a UsageError or a NotDone (notDone) to fail.
  */
 export type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
@@ -42,43 +41,50 @@ export interface Command {
   run(context: CommandContext, values: OptionValues): Promise<unknown>;
 }
 
-export { UsageError };
-
 /**
  * The command ran as asked but what it was for is not done (a refund still in doubt, a
  * resolution refused): exit 1, with `details` as JSON on stderr. Not a usage error: running it
  * again later, or after the step the message names, is the way on.
  */
-export class NotDone extends Error {
-  override readonly name = 'NotDone';
-  readonly details: Record<string, unknown>;
-
-  constructor(message: string, details: Record<string, unknown> = {}) {
-    super(message);
-    this.details = details;
-  }
-
-  toJSON(): Record<string, unknown> {
-    return { error: this.message, ...this.details };
-  }
+export function notDone(message: string, details: Record<string, unknown> = {}): NotDone {
+  return new NotDone(message, { error: message, ...details });
 }
 
-export function parseArgsOptions(command: Command): ParseArgsOptionsConfig {
-  const options: ParseArgsOptionsConfig = { help: { type: 'boolean' } };
-  for (const [name, option] of Object.entries(command.options)) {
-    options[name] = { type: option.type, ...(option.multiple && { multiple: true }) };
-  }
-  return options;
+/** The command's options as the command line reads them. */
+export function optionDescriptions(command: Command): OptionDescription[] {
+  return Object.entries(command.options).map(([name, option]) => ({
+    flags: `--${name}${option.type === 'string' ? ' <value>' : ''}`,
+    ...(option.multiple && { repeatable: true }),
+  }));
+}
+
+/** The values read, by the option's name as written (the command line's are camelCase). */
+export function optionValues(
+  command: Command,
+  read: Readonly<Record<string, unknown>>,
+): OptionValues {
+  return Object.fromEntries(
+    Object.keys(command.options).map((name) => [
+      name,
+      read[
+        name.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase())
+      ] as OptionValues[string],
+    ]),
+  );
 }
 
 export function commandHelp(script: string, command: Command): string {
-  const lines = [`usage: npm run ${script} -- ${command.name} [options]`, '', command.summary, ''];
-  for (const [name, option] of Object.entries(command.options)) {
-    const value = option.type === 'string' ? ' <value>' : '';
-    lines.push(`  --${name}${value}`.padEnd(34) + option.help);
-  }
-  lines.push('  --help'.padEnd(34) + 'this help');
-  return lines.join('\n');
+  const rows = Object.entries(command.options).map(
+    ([name, option]) =>
+      [`--${name}${option.type === 'string' ? ' <value>' : ''}`, option.help] as const,
+  );
+  return [
+    `usage: npm run ${script} -- ${command.name} [options]`,
+    '',
+    command.summary,
+    '',
+    helpRows([...rows, ['--help', 'this help']], 32),
+  ].join('\n');
 }
 
 /** A string option's value, or a UsageError naming it. */

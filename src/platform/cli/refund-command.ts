@@ -1,7 +1,8 @@
 import { refundStoredPayment } from '../refunds/refund-stored-payment.ts';
 import { withProviderTables } from '../storage/tables.ts';
 import { RefundInDoubtError } from '../refunds/refund-in-doubt.ts';
-import { NotDone, optional, required, UsageError, type Command } from './command.ts';
+import { UsageError } from '../../lib/command-line/errors.ts';
+import { notDone, optional, required, type Command } from './command.ts';
 import { optionalFields } from './read-commands.ts';
 
 export const refund: Command = {
@@ -48,7 +49,7 @@ export const refund: Command = {
       );
     } catch (error) {
       // Never "refused, nothing refunded" for a refund the platform may have made.
-      if (error instanceof RefundInDoubtError) throw new NotDone(error.message, error.toJSON());
+      if (error instanceof RefundInDoubtError) throw notDone(error.message, error.toJSON());
       throw error;
     }
   },

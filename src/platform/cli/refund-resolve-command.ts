@@ -1,6 +1,7 @@
 import { resolveRefund } from '../refunds/resolve-refund.ts';
 import { withProviderTables } from '../storage/tables.ts';
-import { NotDone, required, UsageError, type Command } from './command.ts';
+import { UsageError } from '../../lib/command-line/errors.ts';
+import { notDone, required, type Command } from './command.ts';
 
 const OUTCOMES = ['paid', 'not-paid'] as const;
 
@@ -35,7 +36,7 @@ export const refundResolve: Command = {
       { callerReference, outcome: outcome as (typeof OUTCOMES)[number], by, evidence },
     );
     if (!result.resolved) {
-      throw new NotDone(`refund ${callerReference} not resolved: ${result.reason}`, {
+      throw notDone(`refund ${callerReference} not resolved: ${result.reason}`, {
         ...(result.refund && { refund: result.refund }),
       });
     }

@@ -1,4 +1,5 @@
-import { optional, required, UsageError, type Command } from './command.ts';
+import { UsageError } from '../../lib/command-line/errors.ts';
+import { optional, required, type Command } from './command.ts';
 import { optionalFields } from './read-commands.ts';
 
 export const token: Command = {

@@ -1,24 +1,20 @@
-import {
-  leaseHeld,
-  parseOptions,
-  wholeNumber,
-  type OperatorIo,
-} from '../../lib/command-options.ts';
+import type { CommandDescription, OperatorIo } from '../../lib/command-line/command-description.ts';
+import { NotDone, UsageError } from '../../lib/command-line/errors.ts';
+import { wholeNumber } from '../../lib/command-line/whole-number.ts';
 import type { ConfigLoader } from '../../lib/config/load-settings.ts';
 import { withOperatorDatabase } from '../../lib/database/operator-database.ts';
 import type { DatabaseConfig } from '../../lib/database/settings.ts';
-import { UsageError } from '../../lib/usage-error.ts';
 import { providerClientFromConfig } from '../client/client-from-config.ts';
 import type { ProviderClientConfig } from '../client/settings.ts';
 import { DEFAULT_MAX_PAGES } from '../client/report-pages.ts';
 import { todayAndYesterday } from '../../lib/sydney-time.ts';
 import { withProviderTables } from '../storage/tables.ts';
-import { withLease } from '../../lib/database/lease.ts';
+import { leaseHeld, withLease } from '../../lib/database/lease.ts';
 import { RECOVERY_LEASE } from './recovery-scheduler.ts';
 import { DEFAULT_RESEND_POLICY } from './resend-missing.ts';
 import { runRecovery, type RecoverySummary } from './run-recovery.ts';
 
-export const RECOVER_USAGE = `usage: npm run recover -- [--date YYYY-MM-DD ...] [--skip-payto] [--from-page N] [--pages M] [--max-resends R]
+const RECOVER_USAGE = `usage: npm run recover -- [--date YYYY-MM-DD ...] [--skip-payto] [--from-page N] [--pages M] [--max-resends R]
 
 Reads the platform's delivery report for each Sydney day (default: yesterday and today),
 asks it to resend every notification it gave up on or that is not stored here, and records
@@ -45,72 +41,67 @@ const MAX_PAGES_OPTION = 100_000;
 const MAX_RESENDS_OPTION = 1_000_000;
 
 /**
- * `main.ts recover [options]`: answers the exit code; bad usage or configuration throws. The
- * configuration is the whole service's, as src/cli/config.ts composes it (`loadConfig`), read
- * once the options are.
+ * `main.ts recover [options]`: prints the summary (JSON on stdout, in words on stderr); a run
+ * that needs attention, or never started (another holds the lease), is NotDone.
  */
-export async function runRecoverCli(
+export function recoverCommand(
   io: OperatorIo,
   loadConfig: ConfigLoader<ProviderClientConfig & DatabaseConfig>,
-): Promise<number> {
-  const values = parseOptions(
-    io,
-    {
-      date: { type: 'string', multiple: true },
-      'skip-payto': { type: 'boolean' },
-      'from-page': { type: 'string' },
-      pages: { type: 'string' },
-      'max-resends': { type: 'string' },
-      help: { type: 'boolean' },
+): CommandDescription {
+  return {
+    name: 'recover',
+    help: RECOVER_USAGE,
+    options: [
+      { flags: '--date <YYYY-MM-DD>', repeatable: true },
+      { flags: '--skip-payto' },
+      { flags: '--from-page <N>', parse: wholeNumber(1_000_000) },
+      { flags: '--pages <M>', parse: wholeNumber(MAX_PAGES_OPTION) },
+      { flags: '--max-resends <R>', parse: wholeNumber(MAX_RESENDS_OPTION) },
+    ],
+    run: async ({ options }) => {
+      const days =
+        (options.date as string[] | undefined) ?? todayAndYesterday((io.now ?? Date.now)());
+      const bad = days.filter((day) => !/^\d{4}-\d{2}-\d{2}$/.test(day));
+      if (bad.length > 0) throw new UsageError(`--date must be YYYY-MM-DD (got ${bad.join(', ')})`);
+      const fromPage = options.fromPage as number | undefined;
+      const pages = options.pages as number | undefined;
+      const maxResends = options.maxResends as number | undefined;
+      return withOperatorDatabase(io, loadConfig, async ({ config, logger, database }) => {
+        const outcome = await withLease(
+          database.db,
+          RECOVERY_LEASE,
+          (lease) =>
+            runRecovery({
+              db: withProviderTables(database.db),
+              client: providerClientFromConfig(
+                config.provider,
+                logger,
+                io.now ? { now: io.now } : {},
+              ),
+              logger,
+              days,
+              payto: options.skipPayto !== true,
+              progress: (line) => io.err(line),
+              lease,
+              ...(fromPage !== undefined && { fromPage }),
+              ...(pages !== undefined && { pages }),
+              ...(maxResends !== undefined && {
+                policy: { ...DEFAULT_RESEND_POLICY, maxResendsPerRun: maxResends },
+              }),
+            }),
+          {
+            holderPrefix: `recover-cli:${process.pid}`,
+            onProblem: (message, error) => logger.warn({ err: error }, message),
+          },
+        );
+        if (!outcome.ran) throw new NotDone(leaseHeld('recovery', outcome));
+        io.out(JSON.stringify(outcome.result, null, 2));
+        io.err(describe(outcome.result));
+        // What needs attention is in the summary just printed.
+        if (outcome.result.needsAttention) throw new NotDone();
+      });
     },
-    RECOVER_USAGE,
-  );
-  if (!values) return 0;
-  const days = values.date ?? todayAndYesterday((io.now ?? Date.now)());
-  const bad = days.filter((day) => !/^\d{4}-\d{2}-\d{2}$/.test(day));
-  if (bad.length > 0) {
-    throw new UsageError(`--date must be YYYY-MM-DD (got ${bad.join(', ')})`, RECOVER_USAGE);
-  }
-  const fromPage = wholeNumber(values['from-page'], 'from-page', 1_000_000, RECOVER_USAGE);
-  const pages = wholeNumber(values.pages, 'pages', MAX_PAGES_OPTION, RECOVER_USAGE);
-  const maxResends = wholeNumber(
-    values['max-resends'],
-    'max-resends',
-    MAX_RESENDS_OPTION,
-    RECOVER_USAGE,
-  );
-  return withOperatorDatabase(io, loadConfig, async ({ config, logger, database }) => {
-    const outcome = await withLease(
-      database.db,
-      RECOVERY_LEASE,
-      (lease) =>
-        runRecovery({
-          db: withProviderTables(database.db),
-          client: providerClientFromConfig(config.provider, logger, io.now ? { now: io.now } : {}),
-          logger,
-          days,
-          payto: values['skip-payto'] !== true,
-          progress: (line) => io.err(line),
-          lease,
-          ...(fromPage !== undefined && { fromPage }),
-          ...(pages !== undefined && { pages }),
-          ...(maxResends !== undefined && {
-            policy: { ...DEFAULT_RESEND_POLICY, maxResendsPerRun: maxResends },
-          }),
-        }),
-      {
-        holderPrefix: `recover-cli:${process.pid}`,
-        onProblem: (message, error) => logger.warn({ err: error }, message),
-      },
-    );
-    if (!outcome.ran) {
-      io.err(leaseHeld('recovery', outcome));
-      return 1;
-    }
-    io.out(JSON.stringify(outcome.result, null, 2));
-    io.err(describe(outcome.result));
-    return outcome.result.needsAttention ? 1 : 0;
-  });
+  };
 }
 
 function describe(s: RecoverySummary): string {

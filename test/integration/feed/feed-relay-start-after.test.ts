@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runFeedCommand } from '../../../src/feed/feed-command.ts';
+import { runFeedCommand } from '../../support/command-line.ts';
 import { sendDelivery } from '../../support/deliveries.ts';
 import {
   eventually,

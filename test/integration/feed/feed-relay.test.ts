@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runFeedCommand } from '../../../src/feed/feed-command.ts';
+import { runCommandLine, runFeedCommand } from '../../support/command-line.ts';
 import { sendDelivery } from '../../support/deliveries.ts';
 import {
   eventually,
@@ -124,9 +122,8 @@ describe('push relay', () => {
     expect(text).toMatch(/^feed_relay_dead_letters 1$/m);
     expect(text).toMatch(/^feed_relay_dead_lettered_total 1$/m);
 
-    const env = { ...process.env, DATABASE_URL: bed.database.url, LOG_LEVEL: 'silent' };
-    const run = (...args: string[]) =>
-      promisify(execFile)('node_modules/.bin/tsx', ['src/cli/main.ts', 'feed', ...args], { env });
+    const env = { DATABASE_URL: bed.database.url, LOG_LEVEL: 'silent' };
+    const run = (...args: string[]) => runCommandLine(['feed', ...args], env);
     const listed = await run('dead-letters');
     const deadId = states[0]?.id ?? '';
     expect(listed.stdout).toContain(`${deadId}\tposition 1\tpayment.received`);

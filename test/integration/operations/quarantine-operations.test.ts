@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { assignPositions } from '../../../src/feed/assigner.ts';
 import { readFeedPage } from '../../../src/feed/feed-page.ts';
-import { runQuarantineCommand } from '../../../src/operations/quarantine/quarantine-command.ts';
+import { quarantineCommand } from '../../../src/operations/quarantine/quarantine-command.ts';
+import { runDescribedCommand } from '../../support/command-line.ts';
 import { createDatabase } from '../../../src/lib/database/database.ts';
 import { bodyBytes, freshWebhookId, sendDelivery } from '../../support/deliveries.ts';
 import { runMain } from '../../support/receiver-process.ts';
@@ -28,11 +29,12 @@ beforeEach(() => {
 async function command(...argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runQuarantineCommand(bed.database.db, argv, {
-    out: (t) => out.push(t),
-    err: (t) => err.push(t),
-    now: () => new Date(),
-  });
+  const io = { out: (t: string) => out.push(t), err: (t: string) => err.push(t) };
+  const code = await runDescribedCommand(
+    quarantineCommand({ io, now: () => new Date(), withDatabase: (work) => work(bed.database.db) }),
+    argv,
+    io,
+  );
   const text = out.join('\n');
   return {
     code,

@@ -1,27 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { loadOperatorConfig } from '../../../src/cli/config.ts';
 import { PROVIDER_COMMANDS } from '../../../src/platform/cli/commands.ts';
-import { runCli } from '../../../src/platform/cli/run-cli.ts';
-import { runRecoverCli } from '../../../src/platform/recovery/recover-cli.ts';
+import { runCommandLine } from '../../support/command-line.ts';
 import { CREDENTIALS, startTestSandbox } from '../../../tools/sandbox/test/support.ts';
 
 /** `npm run provider` / `npm run recover`, in process, against the sandbox over real HTTP. */
 async function cli(argv: string[], env: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(
-    'provider',
-    PROVIDER_COMMANDS,
-    {
-      argv,
-      env,
-      out: (text) => out.push(text),
-      err: (text) => err.push(text),
-      projectDir: process.cwd(),
-    },
-    loadOperatorConfig,
-  );
-  return { code, out: out.join('\n'), err: err.join('\n') };
+  const { code, stdout, stderr } = await runCommandLine(['provider', ...argv], env);
+  return { code, out: stdout, err: stderr };
 }
 
 async function sandboxEnv(): Promise<Record<string, string>> {
@@ -45,17 +30,8 @@ describe('provider CLI', () => {
     }
     expect((await cli(['--help'])).code).toBe(0);
     expect((await cli(['no-such-command'])).code).toBe(2);
-    const recoverOut: string[] = [];
-    const recoverCode = await runRecoverCli(
-      {
-        argv: ['--help'],
-        env: {},
-        out: (t) => recoverOut.push(t),
-        err: () => {},
-        projectDir: process.cwd(),
-      },
-      loadOperatorConfig,
-    );
+    const recover = await runCommandLine(['recover', '--help']);
+    const [recoverCode, recoverOut] = [recover.code, [recover.stdout]];
     expect(recoverCode).toBe(0);
     expect(recoverOut.join('')).toContain('--date');
   });

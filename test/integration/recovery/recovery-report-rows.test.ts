@@ -1,10 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadOperatorConfig } from '../../../src/cli/config.ts';
 import { createLogger } from '../../../src/lib/logger.ts';
 import { createProviderClient } from '../../../src/platform/client/provider-client.ts';
 import { withProviderTables } from '../../../src/platform/storage/tables.ts';
-import { failureOf } from '../../../src/cli/exit-codes.ts';
-import { runRecoverCli } from '../../../src/platform/recovery/recover-cli.ts';
+import { runCommandLine } from '../../support/command-line.ts';
 import { runRecovery, type RecoveryOptions } from '../../../src/platform/recovery/run-recovery.ts';
 import {
   sendJson,
@@ -377,31 +375,15 @@ describe('large reports', () => {
 
 describe('npm run recover: a range of pages, progress on stderr', () => {
   async function recoverCli(platform: Platform, argv: string[]) {
-    const out: string[] = [];
-    const err: string[] = [];
-    // As main.ts runs it: what it throws (bad usage, bad configuration) goes through the policy.
-    const code = await runRecoverCli(
-      {
-        argv,
-        env: {
-          DATABASE_URL: database.url,
-          PROVIDER_BASE_URL: platform.url,
-          PROVIDER_AUTH_URL: platform.url,
-          PROVIDER_API_KEY: 'test-api-key',
-          SIGNING_KEY_ALLOW_HTTP: 'true',
-          LOG_LEVEL: 'silent',
-        },
-        out: (text) => out.push(text),
-        err: (text) => err.push(text),
-        projectDir: process.cwd(),
-      },
-      loadOperatorConfig,
-    ).catch((error: unknown) => {
-      const failure = failureOf(error, 'recovery failed');
-      err.push(failure.text);
-      return failure.code;
+    const { code, stdout, stderr } = await runCommandLine(['recover', ...argv], {
+      DATABASE_URL: database.url,
+      PROVIDER_BASE_URL: platform.url,
+      PROVIDER_AUTH_URL: platform.url,
+      PROVIDER_API_KEY: 'test-api-key',
+      SIGNING_KEY_ALLOW_HTTP: 'true',
+      LOG_LEVEL: 'silent',
     });
-    return { code, out: out.join('\n'), err: err.join('\n') };
+    return { code, out: stdout, err: stderr };
   }
 
   it('when --from-page and --pages are given, then exactly those pages are read, each shown on stderr, and the stored position is left alone; without, a run goes on where the last stopped', async () => {

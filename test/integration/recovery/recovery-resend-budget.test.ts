@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadOperatorConfig } from '../../../src/cli/config.ts';
-import { failureOf } from '../../../src/cli/exit-codes.ts';
 import { createLogger } from '../../../src/lib/logger.ts';
 import { todayAndYesterday } from '../../../src/lib/sydney-time.ts';
-import { runRecoverCli } from '../../../src/platform/recovery/recover-cli.ts';
+import { runCommandLine } from '../../support/command-line.ts';
 import { runRecovery } from '../../../src/platform/recovery/run-recovery.ts';
 import { withProviderTables } from '../../../src/platform/storage/tables.ts';
 import { freePort } from '../../../tools/common/free-port.ts';
@@ -91,30 +89,15 @@ async function skipped(webhookIds: string[]): Promise<number> {
 }
 
 async function recoverCli(sandbox: TestSandbox, argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runRecoverCli(
-    {
-      argv,
-      env: {
-        DATABASE_URL: database.url,
-        PROVIDER_BASE_URL: sandbox.url,
-        PROVIDER_AUTH_URL: sandbox.url,
-        PROVIDER_API_KEY: CREDENTIALS.apiKey,
-        SIGNING_KEY_ALLOW_HTTP: 'true',
-        LOG_LEVEL: 'silent',
-      },
-      out: (text) => out.push(text),
-      err: (text) => err.push(text),
-      projectDir: process.cwd(),
-    },
-    loadOperatorConfig,
-  ).catch((error: unknown) => {
-    const failure = failureOf(error, 'recovery failed');
-    err.push(failure.text);
-    return failure.code;
+  const { code, stdout, stderr } = await runCommandLine(['recover', ...argv], {
+    DATABASE_URL: database.url,
+    PROVIDER_BASE_URL: sandbox.url,
+    PROVIDER_AUTH_URL: sandbox.url,
+    PROVIDER_API_KEY: CREDENTIALS.apiKey,
+    SIGNING_KEY_ALLOW_HTTP: 'true',
+    LOG_LEVEL: 'silent',
   });
-  return { code, out: out.join('\n'), err: err.join('\n') };
+  return { code, out: stdout, err: stderr };
 }
 
 const missing = async () => N - (await database.count('webhook_deliveries'));

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadOperatorConfig } from '../../../src/cli/config.ts';
-import { PROVIDER_COMMANDS } from '../../../src/platform/cli/commands.ts';
-import { runCli } from '../../../src/platform/cli/run-cli.ts';
+import { runCommandLine } from '../../support/command-line.ts';
 import {
   CREDENTIALS,
   startTestSandbox,
@@ -27,21 +25,8 @@ beforeEach(() => database.query('TRUNCATE webhook_deliveries, refunds CASCADE'))
 const REFUND_PATH = '/receivables/v2/refund';
 
 async function cli(argv: string[], env: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(
-    'provider',
-    PROVIDER_COMMANDS,
-    {
-      argv,
-      env,
-      out: (text) => out.push(text),
-      err: (text) => err.push(text),
-      projectDir: process.cwd(),
-    },
-    loadOperatorConfig,
-  );
-  return { code, out: out.join('\n'), err: err.join('\n') };
+  const { code, stdout, stderr } = await runCommandLine(['provider', ...argv], env);
+  return { code, out: stdout, err: stderr };
 }
 
 async function platform() {

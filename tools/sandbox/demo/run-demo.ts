@@ -1,3 +1,4 @@
+import { NotDone, UsageError } from '../../../src/lib/command-line/errors.ts';
 import { sandboxClient, type Call } from '../core/client.ts';
 import { SUBSCRIBABLE_EVENTS } from '../validation/subscription-schema.ts';
 import { attemptsOf, type AttemptView } from './attempts.ts';
@@ -18,18 +19,20 @@ export interface DemoOptions {
 
 /**
  * A day on the platform, against a running receiver: subscriptions, payments, PayTo receipts,
- * rejections, a lost answer (retried), a resend, a forgery, refunds and the reports. Answers the
- * exit code: 0 when every answer was as expected.
+ * rejections, a lost answer (retried), a resend, a forgery, refunds and the reports. No receiver
+ * there is a UsageError; an answer not as expected, NotDone (tools/common/run-tool.ts).
  */
-export async function runDemo(options: DemoOptions): Promise<number> {
+export async function runDemo(options: DemoOptions): Promise<void> {
   const { print, receiver } = options;
   const call = sandboxClient(options.sandboxUrl, options.apiKey);
   const tally = createTally(print);
   try {
     await fetch(`${receiver}/healthz`, { signal: AbortSignal.timeout(5000) });
   } catch {
-    print(`no receiver at ${receiver}; start it first (docs/sandbox.md, "The demo")`);
-    return 2;
+    throw new UsageError(
+      `no receiver at ${receiver}; start it first (docs/sandbox.md, "The demo")`,
+      '',
+    );
   }
   print(`\n1. Subscribing ${receiver}/webhooks/<event> (security token echoed as Authorisation)`);
   for (const eventName of SUBSCRIBABLE_EVENTS) {
@@ -129,7 +132,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       ? 'Every answer was as expected.'
       : `${tally.failures()} answer(s) were not as expected.`,
   );
-  return tally.failures() === 0 ? 0 : 1;
+  if (tally.failures() > 0) throw new NotDone();
 }
 
 async function deliverEach(

@@ -1,18 +1,17 @@
 import type { SandboxKeys } from '../core/keys.ts';
 import type { SimulateCliOptions } from './options.ts';
 import { simulate } from './simulate.ts';
-import { exitCode, formatSummary } from './summary.ts';
+import { formatSummary, type SimulationSummary } from './summary.ts';
 
 /**
  * `simulate` once the sandbox is up: sends the batch, prints the summary on stdout (progress on
- * stderr), answers the exit code: 1 when a delivery the receiver should have accepted was lost or
- * a forgery was accepted.
+ * stderr), answers it (checkSimulation judges it).
  */
 export async function runSimulateCommand(
   keys: SandboxKeys,
   options: SimulateCliOptions,
   print: (line: string) => void,
-): Promise<number> {
+): Promise<SimulationSummary> {
   print(`sending to ${options.url}/webhooks/<event> (seed ${options.seed})`);
   const summary = await simulate(keys, {
     ...options,
@@ -28,5 +27,5 @@ export async function runSimulateCommand(
     }),
   });
   print(formatSummary(summary));
-  return exitCode(summary);
+  return summary;
 }

@@ -1,5 +1,9 @@
 import { randomInt } from 'node:crypto';
-import { parseArgs } from 'node:util';
+import type {
+  OptionDescription,
+  OptionValues,
+} from '../../../src/lib/command-line/command-description.ts';
+import { UsageError } from '../../../src/lib/command-line/errors.ts';
 import { isWellFormedEventName } from '../../../src/receiver/index.ts';
 import type { SimulateOptions } from './simulate.ts';
 
@@ -36,73 +40,63 @@ export type SimulateCliOptions = SimulateOptions & {
   keepServing: boolean;
   verbose: boolean;
   progressIntervalMs: number;
-  /** The sandbox's own flags given (--port, --host, --key-file), for its option parser. */
-  sandboxArgs: string[];
 };
 
-function number(name: string, text: string | undefined, fallback: number, max = Infinity): number {
+/** The `simulate` subcommand's flags. */
+export const SIMULATE_OPTIONS: readonly OptionDescription[] = [
+  '--url <base>',
+  '--secret <value>',
+  '--events <names>',
+  '--count <n>',
+  '--rate <n>',
+  '--concurrency <n>',
+  '--duplicate-ratio <r>',
+  '--bad-signature-ratio <r>',
+  '--malformed-ratio <r>',
+  '--retry-delay-ms <n>',
+  '--timeout-ms <n>',
+  // The sandbox's own, for its options (SANDBOX_OPTIONS).
+  '--port <n>',
+  '--host <addr>',
+  '--key-file <pem>',
+  '--keep-serving',
+  '--seed <n>',
+  '--progress-interval-ms <n>',
+  '--verbose',
+].map((flags) => ({ flags }));
+
+function number(name: string, text: unknown, fallback: number, max = Infinity): number {
   if (text === undefined) return fallback;
   const value = Number(text);
   if (!Number.isFinite(value) || value < 0 || value > max)
-    throw new Error(`--${name}: not a number in 0..${max}: ${text}`);
+    throw new UsageError(`--${name}: not a number in 0..${max}: ${String(text)}`);
   return value;
 }
 
-/** The `simulate` sub-command's flags; a bad value throws, naming it. */
-export function parseSimulateCli(argv: string[]): SimulateCliOptions | 'help' {
-  const string = { type: 'string' } as const;
-  const flag = { type: 'boolean', default: false } as const;
-  const { values: v } = parseArgs({
-    args: argv,
-    options: {
-      url: string,
-      secret: string,
-      events: string,
-      count: string,
-      rate: string,
-      concurrency: string,
-      'duplicate-ratio': string,
-      'bad-signature-ratio': string,
-      'malformed-ratio': string,
-      'retry-delay-ms': string,
-      'timeout-ms': string,
-      port: string,
-      host: string,
-      'key-file': string,
-      'keep-serving': flag,
-      seed: string,
-      'progress-interval-ms': string,
-      verbose: flag,
-      help: flag,
-    },
-  });
-  if (v.help) return 'help';
-  const events = v.events
+/** The `simulate` subcommand's options from its flags read (by commander's names); a bad value is a UsageError naming it. */
+export function simulateOptions(v: OptionValues): SimulateCliOptions {
+  const events = (v.events as string | undefined)
     ?.split(',')
     .map((name) => name.trim())
     .filter(Boolean);
   for (const name of events ?? []) {
-    if (!isWellFormedEventName(name)) throw new Error(`--events: not an event name: ${name}`);
+    if (!isWellFormedEventName(name)) throw new UsageError(`--events: not an event name: ${name}`);
   }
-  const sandboxArgs = (['port', 'host', 'key-file'] as const).flatMap((name) =>
-    v[name] === undefined ? [] : [`--${name}`, v[name]],
-  );
   return {
-    url: v.url ?? 'http://127.0.0.1:3000',
-    ...(v.secret !== undefined && { secret: v.secret }),
+    url: (v.url as string | undefined) ?? 'http://127.0.0.1:3000',
+    ...(v.secret !== undefined && { secret: v.secret as string }),
     ...(events && { events }),
     count: Math.floor(number('count', v.count, 20, 100_000)),
     rate: number('rate', v.rate, 0),
     concurrency: Math.max(1, Math.floor(number('concurrency', v.concurrency, 4, 1000))),
-    duplicateRatio: number('duplicate-ratio', v['duplicate-ratio'], 0.1, 1),
-    badSignatureRatio: number('bad-signature-ratio', v['bad-signature-ratio'], 0.05, 1),
-    malformedRatio: number('malformed-ratio', v['malformed-ratio'], 0.05, 1),
-    retryDelayMs: number('retry-delay-ms', v['retry-delay-ms'], 30_000),
-    timeoutMs: number('timeout-ms', v['timeout-ms'], 30_000),
-    keepServing: v['keep-serving'],
-    verbose: v.verbose,
-    progressIntervalMs: number('progress-interval-ms', v['progress-interval-ms'], 5000),
+    duplicateRatio: number('duplicate-ratio', v.duplicateRatio, 0.1, 1),
+    badSignatureRatio: number('bad-signature-ratio', v.badSignatureRatio, 0.05, 1),
+    malformedRatio: number('malformed-ratio', v.malformedRatio, 0.05, 1),
+    retryDelayMs: number('retry-delay-ms', v.retryDelayMs, 30_000),
+    timeoutMs: number('timeout-ms', v.timeoutMs, 30_000),
+    keepServing: v.keepServing === true,
+    verbose: v.verbose === true,
+    progressIntervalMs: number('progress-interval-ms', v.progressIntervalMs, 5000),
     seed: number('seed', v.seed, randomInt(2 ** 31), 2 ** 32 - 1),
-    sandboxArgs,
   };
 }

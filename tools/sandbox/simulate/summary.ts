@@ -1,3 +1,4 @@
+import { NotDone } from '../../../src/lib/command-line/errors.ts';
 import type { Expectation, PlannedSend } from './plan.ts';
 
 export interface SimulationSummary {
@@ -77,9 +78,9 @@ export function countFinal(
   );
 }
 
-/** Non-zero when a delivery the receiver should have accepted was lost, or a forgery accepted. */
-export function exitCode(summary: SimulationSummary): number {
-  return summary.lost > 0 || summary.forgedAccepted > 0 ? 1 : 0;
+/** NotDone when a delivery the receiver should have accepted was lost, or a forgery accepted. */
+export function checkSimulation(summary: SimulationSummary): void {
+  if (summary.lost > 0 || summary.forgedAccepted > 0) throw new NotDone();
 }
 
 export function formatSummary(summary: SimulationSummary): string {

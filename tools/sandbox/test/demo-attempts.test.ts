@@ -8,6 +8,7 @@ import { DESCRIPTIONS } from '../../capture/answer-words.ts';
 import { closeServer } from '../core/close-server.ts';
 import { describeAttempts } from '../demo/attempts.ts';
 import { runDemo } from '../demo/run-demo.ts';
+import { toolExitCode } from '../../common/run-tool.ts';
 import { startReceiver } from './receiver.ts';
 import { CREDENTIALS, startTestSandbox } from './support.ts';
 
@@ -67,13 +68,17 @@ describe('the demo shows every attempt', () => {
     const front = await answer503Once(receiver.port);
     const lines: string[] = [];
     try {
-      const code = await runDemo({
-        sandboxUrl: url,
-        apiKey: CREDENTIALS.apiKey,
-        receiver: front.url,
-        secret: SECRET,
-        print: (line) => lines.push(line),
-      });
+      const code = await toolExitCode(
+        runDemo({
+          sandboxUrl: url,
+          apiKey: CREDENTIALS.apiKey,
+          receiver: front.url,
+          secret: SECRET,
+          print: (line) => lines.push(line),
+        }),
+        'demo failed',
+        (line) => lines.push(line),
+      );
       expect(code, lines.join('\n')).toBe(0);
     } finally {
       await closeServer(front.server);

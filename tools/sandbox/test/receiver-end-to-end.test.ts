@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PUBLIC_KEY_PATH } from '../../../src/lib/platform-key.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.ts';
 import { runDemo } from '../demo/run-demo.ts';
+import { toolExitCode } from '../../common/run-tool.ts';
 import { startReceiver } from './receiver.ts';
 import { CREDENTIALS, startTestSandbox } from './support.ts';
 
@@ -18,13 +19,17 @@ describe('the sandbox and the receiver, end to end', () => {
     const receiver = await startReceiver(database.db, `${url}${PUBLIC_KEY_PATH}`, [SECRET]);
     const lines: string[] = [];
     try {
-      const code = await runDemo({
-        sandboxUrl: url,
-        apiKey: CREDENTIALS.apiKey,
-        receiver: receiver.url,
-        secret: SECRET,
-        print: (line) => lines.push(line),
-      });
+      const code = await toolExitCode(
+        runDemo({
+          sandboxUrl: url,
+          apiKey: CREDENTIALS.apiKey,
+          receiver: receiver.url,
+          secret: SECRET,
+          print: (line) => lines.push(line),
+        }),
+        'demo failed',
+        (line) => lines.push(line),
+      );
       expect(code, lines.join('\n')).toBe(0);
     } finally {
       await receiver.close();
@@ -55,13 +60,17 @@ describe('the sandbox and the receiver, end to end', () => {
   it('when the receiver is not running, then the demo says so and exits 2', async () => {
     const { url } = await startTestSandbox();
     const lines: string[] = [];
-    const code = await runDemo({
-      sandboxUrl: url,
-      apiKey: CREDENTIALS.apiKey,
-      receiver: 'http://127.0.0.1:1',
-      secret: SECRET,
-      print: (line) => lines.push(line),
-    });
+    const code = await toolExitCode(
+      runDemo({
+        sandboxUrl: url,
+        apiKey: CREDENTIALS.apiKey,
+        receiver: 'http://127.0.0.1:1',
+        secret: SECRET,
+        print: (line) => lines.push(line),
+      }),
+      'demo failed',
+      (line) => lines.push(line),
+    );
     expect(code).toBe(2);
     expect(lines.join('\n')).toContain('no receiver at http://127.0.0.1:1');
   });

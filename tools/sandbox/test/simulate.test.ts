@@ -12,13 +12,24 @@ import { DEFAULT_EVENTS, planSimulation } from '../simulate/plan.ts';
 import { runSimulation, type RunOptions } from '../simulate/run-simulation.ts';
 import { loadOrCreateSigningKey } from '../../common/signing-key-file.ts';
 import { simulate } from '../simulate/simulate.ts';
-import { exitCode } from '../simulate/summary.ts';
+import { checkSimulation, type SimulationSummary } from '../simulate/summary.ts';
+import { toolFailure } from '../../common/run-tool.ts';
 import { fetchedKeys as fetchedKeysOf, serveReceiver as serveReceiverOn } from './receiver.ts';
 import { startTestSandbox } from './support.ts';
 import type { SigningKeySource } from '../../../src/receiver/index.ts';
 import { useTestbed } from '../../../test/support/testbed.ts';
 
 const bed = useTestbed();
+
+/** The simulation's exit code, as the tool answers it (tools/common/run-tool.ts). */
+function exitCode(summary: SimulationSummary): number {
+  try {
+    checkSimulation(summary);
+    return 0;
+  } catch (error) {
+    return toolFailure(error, 'simulate').code;
+  }
+}
 const SECRET = 'Basic c2ltdWxhdG9y';
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
