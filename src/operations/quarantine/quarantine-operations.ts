@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import { decodeBody } from '../../receiver/index.ts';
 import { findEventModel } from '../../receiver/index.ts';
-import type { Db, QuarantinedDeliveriesTable } from '../../lib/database/database.ts';
+import type { Database, Db } from '../../lib/database/database.ts';
 import { storeDeliveries } from '../../receiver/index.ts';
 
 /**
@@ -39,7 +39,7 @@ const BODY_SHOWN_BYTES = 64 * 1024;
 const REASONS_LISTED = 5;
 
 /** A row as `SELECT *` reads it; the summary needs only some of its columns. */
-type Row = Selectable<QuarantinedDeliveriesTable>;
+type Row = Selectable<Database['quarantined_deliveries']>;
 type SummaryRow = Pick<
   Row,
   'id' | 'event_name' | 'webhook_id' | 'received_at' | 'reasons' | 'handling'
