@@ -2,7 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import { decodeBody } from '../../receiver/index.ts';
 import { findEventModel } from '../../receiver/index.ts';
 import type { Database, Db } from '../../lib/database/database.ts';
-import { storeDeliveries } from '../../receiver/index.ts';
+import { quarantineEvent, storeDeliveries } from '../../receiver/index.ts';
 
 /**
  * What an operator does with a quarantined delivery: list the open ones, look at one (why it was
@@ -155,8 +155,7 @@ export async function markHandled(
       WHERE id = ${id}::bigint AND handled_at IS NULL
       RETURNING id, event_name, webhook_id
     ), resolved AS (
-      INSERT INTO feed_events (type, event_name, business_key, webhook_id, quarantine_id)
-      SELECT 'quarantine.resolved', event_name, id::text, webhook_id, id FROM handled
+      ${quarantineEvent('quarantine.resolved', 'handled')}
     )
     SELECT id FROM handled
   `.execute(db);
