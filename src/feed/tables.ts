@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /**
  * The feed's tables as Kysely sees them, matching migrations/, added to src/lib's `Database`
@@ -35,6 +35,8 @@ interface FeedEventsTable {
 
 /** One row: whether every instance's relay is paused. */
 interface FeedRelayControlTable {
+  /** Always true: the key that keeps the table to one row (never written). */
+  id: ColumnType<boolean, never, never>;
   paused: boolean;
   changed_at: Date;
   reason: string | null;
