@@ -4,4 +4,10 @@
  * Removes what is older than its retention, as the service's scheduled prune does: the raw
  * request of old deliveries, sent feed events, old recovery records. See docs/retention.md.
  */
-export { runPruneCli as run } from '../operations/index.ts';
+import type { OperatorIo } from '../lib/command-options.ts';
+import { runPruneCli } from '../operations/index.ts';
+import { PRUNE_STEPS } from './prune-steps.ts';
+
+export function run(io: OperatorIo): Promise<number> {
+  return runPruneCli(io, PRUNE_STEPS);
+}

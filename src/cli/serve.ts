@@ -8,6 +8,7 @@ import { metricsRouter } from '../lib/http/metrics-route.ts';
 import { projectDir } from '../lib/project-dir.ts';
 import { startScheduledRecovery } from '../platform/index.ts';
 import { registerMoneyStateMetrics, startScheduledPrune } from '../operations/index.ts';
+import { PRUNE_STEPS } from './prune-steps.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { createLogStream, type LogStream } from '../lib/log-stream.ts';
 import { createMetrics, type Metrics } from '../receiver/index.ts';
@@ -104,6 +105,7 @@ async function serve(
   const prune = startScheduledPrune({
     config,
     db: database.db,
+    steps: PRUNE_STEPS,
     logger,
     registry: metrics.registry,
   });

@@ -5,4 +5,5 @@
  */
 
 export { FEED_HELP, runFeedCommand } from './feed-command.ts';
+export { feedEventsPruneStep } from './prune-steps.ts';
 export { startFeed } from './start-feed.ts';

@@ -6,5 +6,6 @@
 
 export { PROVIDER_COMMANDS } from './cli/commands.ts';
 export { runCli } from './cli/run-cli.ts';
+export { recoveryPruneSteps } from './recovery/prune-steps.ts';
 export { runRecoverCli } from './recovery/recover-cli.ts';
 export { startScheduledRecovery } from './recovery/scheduled-recovery.ts';

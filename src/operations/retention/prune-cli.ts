@@ -6,6 +6,7 @@ import {
 } from '../../lib/command-options.ts';
 import { withOperatorDatabase } from '../../lib/database/operator-database.ts';
 import { withLease } from '../../lib/database/lease.ts';
+import type { PruneStep } from '../../lib/database/prune-step.ts';
 import { RETENTION_LEASE, runPrune, type PruneSummary } from './prune.ts';
 
 export const PRUNE_USAGE = `usage: npm run prune -- [--dry-run] [--max-batches N] [--max-seconds S]
@@ -34,8 +35,11 @@ prune still treats pending events as undelivered when the data shows a relay at 
 Exit 0: nothing left that may go (or a dry run); 1: the run stopped first (budget, or another
 prune holds the lease): run it again; 2: bad usage or configuration.`;
 
-/** `main.ts prune [options]`: answers the exit code; bad usage or configuration throws. */
-export async function runPruneCli(io: OperatorIo): Promise<number> {
+/**
+ * `main.ts prune [options]` with these steps: answers the exit code; bad usage or configuration
+ * throws.
+ */
+export async function runPruneCli(io: OperatorIo, steps: readonly PruneStep[]): Promise<number> {
   const values = parseOptions(
     io,
     {
@@ -52,6 +56,7 @@ export async function runPruneCli(io: OperatorIo): Promise<number> {
   return withOperatorDatabase(io, async ({ config, logger, database }) => {
     const prune = {
       db: database.db,
+      steps,
       retention: {
         ...config.retention,
         ...(maxSeconds !== undefined && { runMaxMs: maxSeconds * 1000 }),
