@@ -2,7 +2,7 @@ import path from 'node:path';
 import express from 'express';
 import { createApp } from '../receiver/app.ts';
 import { createCaptureWriter } from '../capture/index.ts';
-import { startFeed } from '../feed/index.ts';
+import { startFeed } from '../feed/app.ts';
 import { ConfigError, loadConfig, type Config } from '../lib/config.ts';
 import { metricsRouter } from '../lib/http/metrics-route.ts';
 import { projectDir } from '../lib/project-dir.ts';

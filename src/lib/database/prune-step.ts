@@ -33,16 +33,16 @@ export interface StepContext {
 }
 
 /** Where the next batch of a step goes on (keyset), opaque to the loop. */
-export type Cursor = readonly string[];
+type Cursor = readonly string[];
 
-export interface BatchResult {
+interface BatchResult {
   rows: number;
   /** Nothing more for this step in this run. */
   done: boolean;
   cursor: Cursor;
 }
 
-export interface CountResult {
+interface CountResult {
   rows: number;
   /** Rows old enough that stay (dry run only; docs/retention.md says why). */
   held?: number;

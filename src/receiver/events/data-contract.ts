@@ -260,8 +260,8 @@ export const DIRECT_CREDIT_FIELDS = [
   { key: 'receiptNumber', from: ['ReceiptNumber'], kind: 'identifier', example: '0005678200' },
 ] as const satisfies readonly FieldSpec[];
 
-/** The row a list of specs produces (the row types in types.ts are these). */
-export type RowOf<F extends FieldSpec> = {
+/** The row a list of specs produces (`TypedRow` below). */
+type RowOf<F extends FieldSpec> = {
   [
     S in F as S extends { kind: 'date-time' } ? `${S['key']}Local` | `${S['key']}Text` : S['key']
   ]: S extends { required: true } ? string : string | null;
