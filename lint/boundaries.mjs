@@ -12,17 +12,22 @@
  *   src/platform/    the platform as a client sees it: src/lib/ only (money and leases live there)
  *   src/operations/  retention and quarantine: the receiver (its door) and src/lib/
  *   src/cli/         the one command line: composes everything above (through their doors)
- *   tools/           src/lib/ and the modules' doors; never src/cli/ or test/
+ *   tools/           src/lib/ and the modules' doors; never src/cli/ (but its composed
+ *                    configuration, config.ts) or test/
  *   migrations/      nothing from the project: frozen in time
  *
  * A module's door is its index.ts: from outside it, nothing else of it is imported; a module
  * that serves HTTP may have a second door, app.ts, for its Express app only, so that what
- * imports the module for anything else never loads Express. Direction
+ * imports the module for anything else never loads Express; and a module with settings has
+ * config.ts, its configuration sections only, which src/cli/config.ts composes. Direction
  * rules use `reachable`, so a path through a third module is caught as well as a direct import.
  */
 
 /** Modules with a door (index.ts). src/lib/ has none: each of its files is a small library. */
 const MODULES = 'receiver|capture|platform|feed|operations';
+
+/** A module's doors, as a path: index.ts, and app.ts and config.ts where it has them. */
+const DOOR = `^src/(${MODULES})/(index|app|config)\\.ts$`;
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {
@@ -106,20 +111,14 @@ export default {
         'From outside a module, import its index.ts: what it does not export there is its own.',
       severity: 'error',
       from: { path: '^src/([^/]+)/' },
-      to: {
-        path: `^src/(${MODULES})/`,
-        pathNot: ['^src/$1/', `^src/(${MODULES})/(index|app)\\.ts$`],
-      },
+      to: { path: `^src/(${MODULES})/`, pathNot: ['^src/$1/', DOOR] },
     },
     {
       name: 'tools-through-the-door',
       comment: "A tool imports a module's index.ts, as any other outsider does.",
       severity: 'error',
       from: { path: '^tools/', pathNot: '/test/' },
-      to: {
-        path: `^src/(${MODULES})/`,
-        pathNot: [`^src/(${MODULES})/(index|app)\\.ts$`],
-      },
+      to: { path: `^src/(${MODULES})/`, pathNot: [DOOR] },
     },
     {
       name: 'runtime-without-tools',
@@ -130,10 +129,19 @@ export default {
     },
     {
       name: 'tools-use-doors-and-lib',
-      comment: 'A tool uses src/lib/ and the modules’ doors; never the command line or test code.',
+      comment:
+        'A tool uses src/lib/ and the modules’ doors; never the command line or test code, but the configuration it composes (the docs are written from it, and a tool reads the settings as a command does).',
       severity: 'error',
       from: { path: '^tools/', pathNot: '/test/' },
-      to: { path: '^(src/cli/|test/)' },
+      to: { path: '^(src/cli/|test/)', pathNot: '^src/cli/config\\.ts$' },
+    },
+    {
+      name: 'cli-config-composes-settings',
+      comment:
+        'src/cli/config.ts composes the modules’ settings (their config.ts) and src/lib/’s, nothing else: a tool reading the configuration loads no module’s code but its settings.',
+      severity: 'error',
+      from: { path: '^src/cli/config\\.ts$' },
+      to: { path: '^src/', pathNot: ['^src/lib/', `^src/(${MODULES})/config\\.ts$`] },
     },
     {
       name: 'migrations-frozen',

@@ -1,4 +1,4 @@
-import { ConfigError } from '../lib/config.ts';
+import { ConfigError } from '../lib/config/config-error.ts';
 import { SchemaBehindError } from '../lib/database/migrator.ts';
 import { UsageError } from '../lib/usage-error.ts';
 

@@ -2,6 +2,7 @@ import { createLogger } from '../lib/logger.ts';
 import { EXIT_OK } from './exit-codes.ts';
 import { parseOptions, type OperatorIo } from '../lib/command-options.ts';
 import { withOperatorDatabase } from '../lib/database/operator-database.ts';
+import { loadOperatorConfig } from './config.ts';
 
 export const MIGRATE_USAGE = `usage: npm run migrate [-- --help]     (in the image: node dist/src/cli/main.js migrate)
 
@@ -18,6 +19,7 @@ export async function run(io: OperatorIo): Promise<number> {
   if (!parseOptions(io, { help: { type: 'boolean' } }, MIGRATE_USAGE)) return EXIT_OK;
   return withOperatorDatabase(
     io,
+    loadOperatorConfig,
     ({ logger }) => {
       logger.info('database is at the latest migration');
       return Promise.resolve(EXIT_OK);

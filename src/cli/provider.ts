@@ -7,7 +7,8 @@
  */
 import type { OperatorIo } from '../lib/command-options.ts';
 import { PROVIDER_COMMANDS, runCli } from '../platform/index.ts';
+import { loadOperatorConfig } from './config.ts';
 
 export function run(io: OperatorIo): Promise<number> {
-  return runCli('provider', PROVIDER_COMMANDS, io);
+  return runCli('provider', PROVIDER_COMMANDS, io, loadOperatorConfig);
 }

@@ -6,8 +6,8 @@
  */
 import type { OperatorIo } from '../lib/command-options.ts';
 import { runPruneCli } from '../operations/index.ts';
+import { loadOperatorConfig } from './config.ts';
 import { PRUNE_STEPS } from './prune-steps.ts';
 
-export function run(io: OperatorIo): Promise<number> {
-  return runPruneCli(io, PRUNE_STEPS);
-}
+export const run = (io: OperatorIo): Promise<number> =>
+  runPruneCli(io, loadOperatorConfig, PRUNE_STEPS);

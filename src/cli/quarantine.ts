@@ -6,6 +6,7 @@
 import { EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
 import type { OperatorIo } from '../lib/command-options.ts';
 import { withOperatorDatabase } from '../lib/database/operator-database.ts';
+import { loadOperatorConfig } from './config.ts';
 import { QUARANTINE_HELP, runQuarantineCommand } from '../operations/index.ts';
 
 export async function run(io: OperatorIo): Promise<number> {
@@ -14,7 +15,7 @@ export async function run(io: OperatorIo): Promise<number> {
     io.out(QUARANTINE_HELP);
     return command === undefined ? EXIT_USAGE : EXIT_OK;
   }
-  return withOperatorDatabase(io, ({ database }) =>
+  return withOperatorDatabase(io, loadOperatorConfig, ({ database }) =>
     runQuarantineCommand(database.db, io.argv, {
       out: io.out,
       err: io.err,

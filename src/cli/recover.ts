@@ -4,4 +4,8 @@
  * Asks the platform to resend notifications the receiver missed, and lists PayTo receipts that
  * no webhook brought. See the README and docs/provider-client.md, "Recovery".
  */
-export { runRecoverCli as run } from '../platform/index.ts';
+import type { OperatorIo } from '../lib/command-options.ts';
+import { runRecoverCli } from '../platform/index.ts';
+import { loadOperatorConfig } from './config.ts';
+
+export const run = (io: OperatorIo): Promise<number> => runRecoverCli(io, loadOperatorConfig);

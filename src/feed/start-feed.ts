@@ -1,6 +1,6 @@
 import express from 'express';
 import type { Registry } from 'prom-client';
-import type { FeedConfig } from '../lib/config.ts';
+import type { FeedConfig } from './config.ts';
 import { errorHandler, notFound } from '../lib/http/http-error.ts';
 import type { Logger } from '../lib/logger.ts';
 import { listen, type HttpServer, type ServerTimeouts } from '../lib/http/server.ts';

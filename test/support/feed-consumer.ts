@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { Webhook } from 'standardwebhooks';
+import { createServer, type Server } from 'node:http';
+import { createPushHandler } from '../../examples/ledger-consumer/src/push-handler.js';
 import { createDatabaseWithPool } from '../../src/lib/database/database.ts';
 import { parseWebhookSecret } from '../../src/lib/webhook-secret.ts';
 
@@ -26,9 +26,10 @@ export interface ReceivedEvent {
 }
 
 /**
- * A consumer on 127.0.0.1 that verifies every POST with the stock Standard Webhooks library
- * (`standardwebhooks`) and answers what `answer` says (default 204). A POST whose signature
- * does not verify is answered 400 and counted in `unverified`.
+ * A consumer on 127.0.0.1: the example consumer's push handler (examples/ledger-consumer), which
+ * verifies every POST with the stock Standard Webhooks library (`standardwebhooks`), here
+ * answering what `answer` says (default 204) instead of storing. A POST whose signature does not
+ * verify is refused and counted in `unverified`.
  */
 export async function startConsumer(options: {
   secret: string;
@@ -36,49 +37,37 @@ export async function startConsumer(options: {
   /** Hold the answer this long (to make the relay time out). */
   delayMs?: (event: ReceivedEvent) => number;
 }) {
-  const verifier = new Webhook(options.secret);
   const received: ReceivedEvent[] = [];
   let unverified = 0;
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const payload = Buffer.concat(chunks).toString('utf8');
-    let body: Record<string, unknown>;
-    try {
-      body = verifier.verify(payload, req.headers as Record<string, string>) as Record<
-        string,
-        unknown
-      >;
-    } catch {
-      unverified += 1;
-      res.writeHead(400).end();
-      return;
-    }
-    const data = body.data as { eventName: string; businessKey: string };
-    const event: ReceivedEvent = {
-      webhookId: String(req.headers['webhook-id']),
-      type: String(body.type),
-      position: Number(body.position),
-      key: `${data.eventName}/${data.businessKey}`,
-      body,
-      status: 0,
-    };
-    event.status = options.answer?.(event) ?? 204;
-    received.push(event);
-    const delay = options.delayMs?.(event) ?? 0;
-    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
-    if (!res.destroyed) res.writeHead(event.status).end();
-  };
   // A consumer that fails (a request cut while being read, a bug here) answers 500 if it still
   // can, and says why.
-  const serve = (req: IncomingMessage, res: ServerResponse) => {
-    handle(req, res).catch((error: unknown) => {
-      console.error('test consumer failed', error);
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
-  };
-  let server: Server = createServer(serve);
+  const say = (msg: string, fields?: Record<string, unknown>) =>
+    console.error(`test consumer: ${msg}`, fields ?? '');
+  const handler = createPushHandler({
+    secrets: [options.secret],
+    log: { info: say, warn: say, error: say },
+    onRefused: () => {
+      unverified += 1;
+    },
+    onVerified: async ({ event, webhookId }) => {
+      const body = event as Record<string, unknown>;
+      const data = body.data as { eventName: string; businessKey: string };
+      const receivedEvent: ReceivedEvent = {
+        webhookId,
+        type: String(body.type),
+        position: Number(body.position),
+        key: `${data.eventName}/${data.businessKey}`,
+        body,
+        status: 0,
+      };
+      receivedEvent.status = options.answer?.(receivedEvent) ?? 204;
+      received.push(receivedEvent);
+      const delay = options.delayMs?.(receivedEvent) ?? 0;
+      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+      return { status: receivedEvent.status };
+    },
+  });
+  let server: Server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   const close = () =>
@@ -96,7 +85,7 @@ export async function startConsumer(options: {
     down: close,
     /** Listen again on the same port. */
     up: async () => {
-      server = createServer(serve);
+      server = createServer(handler);
       await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     },
     close,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configVariables, SECRET_FILE_VARIABLES } from '../../src/lib/config.ts';
+import { configVariables, SECRET_FILE_VARIABLES } from '../../src/cli/config.ts';
 import {
   comment,
   composeDefaults,
@@ -18,7 +18,7 @@ import {
 
 /**
  * The README's configuration table, `.env.example` and docker-compose.yml's pass-through block
- * are generated from the declaration in src/lib/config.ts (`npm run docs:config`). CI runs this test: a variable added, changed or
+ * are generated from the declarations src/cli/config.ts composes (`npm run docs:config`). CI runs this test: a variable added, changed or
  * described differently without regenerating them fails here, naming the stale file.
  */
 
@@ -26,7 +26,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 describe('configuration documentation', () => {
   it.each(['README.md', '.env.example', 'docker-compose.yml'])(
-    'when %s is compared with what src/lib/config.ts declares, then it is current',
+    'when %s is compared with what src/cli/config.ts declares, then it is current',
     async (name) => {
       const file = (await configDocFiles(ROOT)).find((f) => f.file === name)!;
       expect(

@@ -1,38 +1,35 @@
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { createCleanup } from './core/cleanup.ts';
-import { createDeliveryPool } from './core/deliveries.ts';
-import { describeCode, describeMachine, sampleBusyPercent } from './core/machine.ts';
-import { parseOptions, USAGE, UsageError } from './core/options.ts';
-import { listBenchDatabases, readPostgresFacts, withClient } from './core/postgres.ts';
-import { readMemory } from './core/proc-stats.ts';
-import { runRounds, type RoundsContext } from './core/rounds.ts';
-import { BENCH_SERVERS_TSCONFIG, launchServers } from './core/servers.ts';
-import { profileServers } from './profile-run.ts';
-import { publishResult } from './report.ts';
-import { runStored } from './stored/run-stored.ts';
+import { fileURLToPath } from 'node:url';
+import { databaseUrl, withClient } from '../common/postgres.ts';
+import { createCleanup } from './cleanup.ts';
+import { createDeliveryPool, FIRST_WEBHOOK_ID } from './deliveries.ts';
+import { buildServers, launchServer, type BenchServer } from './launch.ts';
+import { parseOptions, SERVER_NAMES, UsageError, type BenchOptions } from './options.ts';
+import { renderReport, type RunFacts } from './report.ts';
+import { runRounds } from './rounds.ts';
+import { describeRuntime, productionRuntime } from './runtime.ts';
+import { listBenchDatabases, nextDeliveryNumber } from './store.ts';
 import { summarise } from './summary.ts';
 
 /**
  * `npm run bench`: the receiver against a hand-written receiver and a bare Express echo, on the
- * same machine and the same Postgres, in alternating rounds; with --stored=N, the receiver on an
- * empty database against itself on one holding N deliveries. See docs/benchmark.md.
+ * same machine and the same Postgres, in alternating rounds (docs/benchmark.md). Progress on
+ * stderr; the report (or with --json everything measured) on stdout.
  */
 
 const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
-const log = (line: string) => console.log(line);
+const log = (line: string) => console.error(line);
 
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2), process.env);
-  if (options === 'help') {
-    console.log(USAGE);
-    return 0;
-  }
+  if (options === 'help') return 0;
   const benchDir = join(PROJECT_DIR, '.data', 'bench');
   const logDir = join(benchDir, 'logs');
+  const profileDir = join(benchDir, 'profile');
   mkdirSync(logDir, { recursive: true });
 
   const cleanup = createCleanup(log);
@@ -44,150 +41,137 @@ async function main(): Promise<number> {
       cleanup.run().then(exit, exit); // run() reports each failed step itself
     });
   }
-
   try {
-    log('building (npm run build): the servers run as compiled JavaScript, as in production');
-    execFileSync('npm', ['run', '--silent', 'build'], { cwd: PROJECT_DIR, stdio: 'inherit' });
-    // The comparison servers are not part of the product: compiled on their own, outside dist/
-    // (--stored runs the receiver alone).
-    if (options.stored === undefined) {
-      execFileSync('npx', ['tsc', '-p', BENCH_SERVERS_TSCONFIG], {
-        cwd: PROJECT_DIR,
-        stdio: 'inherit',
-      });
-    }
+    log('building: the servers run as compiled JavaScript, as in production');
+    buildServers(PROJECT_DIR, !options.profile);
     const startedAt = new Date();
-    // Read before the servers load the code: what was measured, not what is there afterwards.
-    const code = describeCode(PROJECT_DIR);
-    const machine = describeMachine(await sampleBusyPercent(2000));
-    if (machine.busyPercentBeforeRun > 20 * machine.cpus) {
-      log(
-        `warning: the machine is already ${Math.round(machine.busyPercentBeforeRun)}% busy ` +
-          `(of ${machine.cpus * 100}%) before the run: figures will be noisy`,
-      );
-    }
-    const postgres = await readPostgresFacts(options.adminDatabaseUrl);
+    const loadAtStart = loadavg()[0] ?? 0;
     const leftovers = await listBenchDatabases(options.adminDatabaseUrl);
     if (leftovers.length > 0) {
-      log(`note: databases left by an earlier, killed run: ${leftovers.join(', ')}`);
+      log(`note: bench_* databases a killed run left, or another run's: ${leftovers.join(', ')}`);
     }
-    log(
-      `Postgres ${postgres.version}: ${Object.entries(postgres.settings)
-        .map(([name, value]) => `${name}=${value}`)
-        .join(', ')} (read, not changed)`,
-    );
+    const keptUrl = options.database && databaseUrl(options.adminDatabaseUrl, options.database);
+    const firstIndex = keptUrl ? await nextDeliveryNumber(keptUrl, FIRST_WEBHOOK_ID) : 0;
 
     const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const secret = `Basic ${randomBytes(24).toString('base64')}`;
     const privateKeyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    const pool = createDeliveryPool({ privateKeyPem, secret });
-
-    if (options.stored !== undefined) {
-      await runStored({
-        options: { ...options, stored: options.stored },
-        projectDir: PROJECT_DIR,
-        benchDir,
-        logDir,
-        publicKey,
-        privateKeyPem,
-        secret,
-        pool,
-        cleanup,
-        log,
-        code,
-        machine,
-        postgres,
-        startedAt,
-      });
-      return 0;
-    }
-
-    // Servers start and the first deliveries are signed at the same time: nothing is measured yet.
-    const signingStarted = performance.now();
-    const [servers, signed] = await Promise.all([
-      launchServers(
-        options,
-        {
-          projectDir: PROJECT_DIR,
-          benchDir,
-          logDir,
-          adminUrl: options.adminDatabaseUrl,
-          poolMax: options.poolMax,
-          publicKey,
-          secret,
-          cleanup,
-        },
-        log,
-      ),
-      pool.ensure(options.connections * 200).then(() => performance.now() - signingStarted),
-    ]);
-    log(`pre-signed ${pool.size} deliveries in ${Math.round(signed)} ms`);
-    const startRss = new Map(servers.map((s) => [s.name, readMemory(s.process.pid).rssBytes]));
-
-    const rounds: RoundsContext = {
-      options,
-      servers,
-      pool,
-      log,
-      settle: async (server) => {
-        if (server.store) await server.store.probe.truncateAll();
-        // Each phase starts with nothing dirty in Postgres: a checkpoint from an earlier phase
-        // must not land in this one.
-        await withClient(options.adminDatabaseUrl, (client) => client.query('CHECKPOINT'));
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      },
-    };
+    const pool = createDeliveryPool({ privateKeyPem, secret, firstIndex });
+    const runtime = productionRuntime(PROJECT_DIR);
     if (options.profile) {
-      await profileServers({ ...rounds, benchDir, projectDir: PROJECT_DIR });
-      return 0;
+      rmSync(profileDir, { recursive: true, force: true });
+      mkdirSync(profileDir, { recursive: true });
     }
-    const records = await runRounds(rounds);
 
-    const memory = Object.fromEntries(
-      servers.map((s) => [
-        s.name,
-        {
-          startRssBytes: startRss.get(s.name) ?? 0,
-          peakRssBytes: readMemory(s.process.pid).peakRssBytes,
-        },
-      ]),
+    // The servers start and the first deliveries are signed at once: nothing is measured yet.
+    const names = options.profile ? (['receiver'] as const) : SERVER_NAMES;
+    const signingStarted = performance.now();
+    const [servers] = await Promise.all([
+      launchAll(names, {
+        projectDir: PROJECT_DIR,
+        logDir,
+        adminUrl: options.adminDatabaseUrl,
+        runtime,
+        ...(options.profile && { extraNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] }),
+        publicKey,
+        secret,
+        cleanup,
+        ...(options.database && { database: options.database }),
+      }),
+      pool.ensure(options.connections * 200).then(() => {
+        log(
+          `signed ${pool.size} deliveries in ${Math.round(performance.now() - signingStarted)} ms`,
+        );
+      }),
+    ]);
+    const rounds = options.profile ? { ...options, rounds: 1 } : options;
+    const records = await runRounds({ options: rounds, servers, pool, log });
+    const summary = summarise(
+      records,
+      Object.fromEntries(servers.map((s) => [s.name, s.startRssBytes])),
     );
+    // Stopping the servers makes a profiled receiver write its profile.
     await cleanup.run();
 
-    const summary = summarise(
-      options,
-      records,
-      memory,
-      Object.fromEntries(servers.map((s) => [s.name, s.runtime])),
-    );
-    await publishResult(
-      {
-        code,
-        startedAt,
-        finishedAt: new Date(),
-        machine,
-        postgres,
-        options,
-        records,
-        memory,
-        summary,
+    const facts: RunFacts = {
+      startedAt,
+      commit: describeCommit(),
+      command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
+      rounds: rounds.rounds,
+      duration: options.duration,
+      connections: options.connections,
+      machine: {
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+        node: process.version,
+        loadAverage: [loadAtStart, loadavg()[0] ?? 0],
       },
-      { projectDir: PROJECT_DIR, benchDir },
-      log,
+      postgres: await describePostgres(options),
+      runtime: describeRuntime(runtime),
+      profiled: options.profile,
+      ...(options.database && {
+        keptDatabase: { name: options.database, deliveries: firstIndex },
+      }),
+    };
+    console.log(
+      options.json
+        ? JSON.stringify({ ...facts, runtime, records, summary }, null, 2)
+        : renderReport(facts, summary),
     );
+    if (options.profile) {
+      const files = readdirSync(profileDir).filter((file) => file.endsWith('.cpuprofile'));
+      log(
+        `profile of the receiver: ${files.map((file) => join(profileDir, file)).join(', ')} ` +
+          '(start-up, warm-up and the round; open it in Chrome DevTools or speedscope)',
+      );
+    }
     return 0;
   } finally {
     await cleanup.run();
   }
 }
 
+async function launchAll(
+  names: readonly BenchServer['name'][],
+  ctx: Parameters<typeof launchServer>[1],
+): Promise<BenchServer[]> {
+  const launches = await Promise.allSettled(names.map((name) => launchServer(name, ctx)));
+  return launches.map((launch) => {
+    if (launch.status === 'rejected') throw launch.reason;
+    const { name, process } = launch.value;
+    log(`started ${name} (pid ${process.pid}) at ${process.url}`);
+    return launch.value;
+  });
+}
+
+/** The receiver's commit, with `+` when src/ or migrations/ have uncommitted changes. */
+function describeCommit(): string {
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: PROJECT_DIR, encoding: 'utf8', stdio: 'pipe' }).trim();
+  try {
+    const dirty = git('status', '--porcelain', '--', 'src', 'migrations') !== '';
+    return `${git('rev-parse', '--short', 'HEAD')}${dirty ? '+' : ''}`;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Read, never changed: these decide what a commit costs. */
+async function describePostgres(options: BenchOptions): Promise<string> {
+  return withClient(options.adminDatabaseUrl, async (client) => {
+    const result = await client.query<{ version: string; sync: string; fsync: string }>(
+      `SELECT current_setting('server_version') AS version,
+              current_setting('synchronous_commit') AS sync, current_setting('fsync') AS fsync`,
+    );
+    const row = result.rows[0];
+    return `Postgres ${row?.version} (synchronous_commit=${row?.sync}, fsync=${row?.fsync})`;
+  });
+}
+
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    if (error instanceof UsageError) {
-      console.error(error.message);
-      process.exit(2);
-    }
+    if (error instanceof UsageError) process.exit(2);
     console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
     process.exit(1);
   },

@@ -1,182 +1,145 @@
-import type { BenchOptions, ServerName } from './core/options.ts';
-import { postgresCpu } from './core/proc-stats.ts';
-import type { PhaseRecord } from './core/rounds.ts';
-import { describeRuntime, runtimeDifferences, type Runtime } from './core/runtime.ts';
-import {
-  failureCount,
-  median,
-  NOISY_OTHER_PERCENT,
-  otherPercent,
-  percentOfCore,
-  summarisePhases,
-  type Check,
-  type PhasesSummary,
-} from './core/summary.ts';
+import type { ServerName } from './options.ts';
+import { answered200, cpuMsPerDelivery, type RoundRecord } from './rounds.ts';
 
-/** Medians over rounds, the ratios between servers, and the targets from the issue. */
+/**
+ * What the rounds come to: per server, the spread (min, median, max) of each figure over the
+ * rounds; the receiver against each other server round by round (the two measured side by side,
+ * minutes apart), spread the same way; and the targets from the issue.
+ */
 
-export interface MemoryRecord {
-  /** Resident set right after the server answered ready. */
-  startRssBytes: number;
-  /** VmHWM at the end of the run: the most the process ever held resident. */
-  peakRssBytes: number;
+export interface Spread {
+  min: number;
+  median: number;
+  max: number;
 }
 
-export interface ServerSummary extends PhasesSummary {
+export interface ServerSummary {
   server: ServerName;
-  memory: MemoryRecord | undefined;
-  /**
-   * Median CPU use in the throughput phases, percent of one core: the server, its Postgres
-   * processes, the load generator, and everything else on the machine (other people's work).
-   */
-  cpuPercent: { server: number; postgres: number; generator: number; other: number };
-  /** The Node flags and runtime variables it ran with. */
-  runtime: Runtime | undefined;
+  /** Deliveries answered 2xx per second, at --connections. */
+  throughput: Spread;
+  p50Ms: Spread;
+  p99Ms: Spread;
+  /** Milliseconds of the server process's CPU per delivery. */
+  cpuMsPerDelivery: Spread;
+  /** VmRSS right after it answered ready. */
+  startRssBytes: number;
+  /** VmHWM at the end: the most it ever held resident. */
+  peakRssBytes: number;
+  /** Non-2xx, socket errors, timeouts and deliveries sent twice, over every round. */
+  failures: number;
+  answered200: number;
+  /** Storing servers: the rows their rounds added, and whether every round's equal its 200s. */
+  rows?: { stored: number; equalInEveryRound: boolean };
+}
+
+/** Receiver over another server, round by round. */
+export interface Ratio {
+  throughput: Spread;
+  cpuMsPerDelivery: Spread;
+}
+
+export interface Check {
+  label: string;
+  target: string;
+  actual: string;
+  status: 'pass' | 'fail' | 'n/a';
 }
 
 export interface Summary {
   servers: ServerSummary[];
-  /** Receiver over bare is the framework's ceiling, for reference: not a target. */
-  ratios: { receiverOverHandWritten: number | undefined; receiverOverBare: number | undefined };
-  /** How the servers' runtimes differ; empty when like for like. */
-  runtimeDifferences: string[];
+  /** Over bare: the framework's ceiling, for reference, not a target. */
+  receiverOver: { handWritten?: Ratio; bare?: Ratio };
   checks: Check[];
   passed: boolean;
-  /**
-   * CPU other processes used during the measured phases (median over phases, percent of one
-   * core). Above NOISY_OTHER_PERCENT the box was shared and the ratios are unreliable.
-   */
-  interference: { medianOtherPercent: number; noisy: boolean };
 }
 
 export const TARGETS = {
-  /** Receiver / hand-written throughput: must reach this... */
+  /** Receiver / hand-written throughput (median of the rounds): must reach this... */
   overHandWritten: 1.0,
-  /** ...and should reach this (reported, does not fail the run). */
+  /** ...and should reach this (reported, does not fail). */
   overHandWrittenAim: 1.2,
-  p99Ms: 15,
   peakRssBytes: 150e6,
 } as const;
 
 export function summarise(
-  options: Pick<BenchOptions, 'rate' | 'only'>,
-  records: readonly PhaseRecord[],
-  memory: Partial<Record<ServerName, MemoryRecord>>,
-  runtimes: Partial<Record<ServerName, Runtime>> = {},
+  records: readonly RoundRecord[],
+  startRss: Partial<Record<ServerName, number>>,
 ): Summary {
-  const servers = options.only.map((name) =>
+  const names = [...new Set(records.map((record) => record.server))];
+  const servers = names.map((name) =>
     summariseServer(
       name,
       records.filter((record) => record.server === name),
-      memory[name],
-      runtimes[name],
+      startRss[name] ?? 0,
     ),
   );
-  const differences = runtimeDifferences(
-    servers.flatMap((s) => (s.runtime ? [{ name: s.server, runtime: s.runtime }] : [])),
-  );
-  const find = (name: ServerName) => servers.find((server) => server.server === name);
-  const receiver = find('receiver');
-  const ratio = (other: ServerSummary | undefined) =>
-    receiver && other && other.throughput.median > 0
-      ? receiver.throughput.median / other.throughput.median
-      : undefined;
-  const ratios = {
-    receiverOverHandWritten: ratio(find('hand-written')),
-    receiverOverBare: ratio(find('bare')),
-  };
-  const checks = [
-    runtimeCheck(servers, differences),
-    ...buildChecks(options.rate, receiver, servers, ratios),
-  ];
-  const medianOtherPercent = median(records.map(otherPercent));
-  return {
-    servers,
-    ratios,
-    runtimeDifferences: differences,
-    checks,
-    passed: checks.every((check) => check.status !== 'fail'),
-    interference: {
-      medianOtherPercent,
-      noisy: medianOtherPercent > NOISY_OTHER_PERCENT,
-    },
-  };
-}
-
-/** Ratios are only like for like when every server ran with the same flags and environment. */
-function runtimeCheck(servers: readonly ServerSummary[], differences: string[]): Check {
-  const known = servers.flatMap((s) => (s.runtime ? [describeRuntime(s.runtime)] : []));
-  const first = known[0];
-  return {
-    label: 'same Node flags and environment (all servers)',
-    target: 'same',
-    actual:
-      differences.length > 0
-        ? differences.join('; ')
-        : first
-          ? `flags ${first.flags}; env ${first.env}`
-          : 'not recorded',
-    status: known.length < 2 ? 'n/a' : differences.length === 0 ? 'pass' : 'fail',
-  };
+  const handWritten = ratio(records, 'hand-written');
+  const bare = ratio(records, 'bare');
+  const receiverOver = { ...(handWritten && { handWritten }), ...(bare && { bare }) };
+  const checks = buildChecks(servers, receiverOver);
+  return { servers, receiverOver, checks, passed: checks.every((c) => c.status !== 'fail') };
 }
 
 function summariseServer(
   server: ServerName,
-  records: readonly PhaseRecord[],
-  memory: MemoryRecord | undefined,
-  runtime: Runtime | undefined,
+  records: readonly RoundRecord[],
+  startRssBytes: number,
 ): ServerSummary {
-  const throughput = records.filter((record) => record.phase === 'throughput');
-  const percent = (pick: (record: PhaseRecord) => number) =>
-    median(throughput.map((r) => percentOfCore(pick(r), r.load.elapsedSeconds)));
+  const over = (pick: (record: RoundRecord) => number) => spread(records.map(pick));
+  const sum = (pick: (record: RoundRecord) => number) =>
+    records.reduce((total, record) => total + pick(record), 0);
+  const storing = records.filter((record) => record.rowsStored !== undefined);
   return {
     server,
-    ...summarisePhases(records),
-    memory,
-    cpuPercent: {
-      server: percent((record) => record.load.cpu.server),
-      postgres: percent((record) => postgresCpu(record.load.cpu)),
-      generator: percent((record) => record.load.cpu.generator),
-      other: median(throughput.map(otherPercent)),
-    },
-    runtime,
+    throughput: over((r) => r.load.okPerSecond),
+    p50Ms: over((r) => r.load.latencyMs.p50),
+    p99Ms: over((r) => r.load.latencyMs.p99),
+    cpuMsPerDelivery: over((r) => cpuMsPerDelivery(r.load)),
+    startRssBytes,
+    peakRssBytes: Math.max(0, ...records.map((r) => r.peakRssBytes)),
+    failures: sum(({ load }) => load.non2xx + load.errors + load.timeouts + load.reusedDeliveries),
+    answered200: sum((r) => answered200(r.load)),
+    ...(storing.length > 0 && {
+      rows: {
+        stored: sum((r) => r.rowsStored ?? 0),
+        equalInEveryRound: storing.every((r) => r.rowsStored === answered200(r.load)),
+      },
+    }),
   };
 }
 
-function buildChecks(
-  rate: number,
-  receiver: ServerSummary | undefined,
-  servers: readonly ServerSummary[],
-  ratios: Summary['ratios'],
-): Check[] {
-  const overHandWritten = ratios.receiverOverHandWritten;
+/** The receiver over `other` in each round both ran; undefined when they never did. */
+function ratio(records: readonly RoundRecord[], other: ServerName): Ratio | undefined {
+  const pairs = records.flatMap((receiver) => {
+    const peer = records.find((r) => r.server === other && r.round === receiver.round);
+    return receiver.server === 'receiver' && peer ? [{ receiver, peer }] : [];
+  });
+  if (pairs.length === 0) return undefined;
+  const of = (a: number, b: number) => (b > 0 ? a / b : Number.NaN);
+  return {
+    throughput: spread(pairs.map((p) => of(p.receiver.load.okPerSecond, p.peer.load.okPerSecond))),
+    cpuMsPerDelivery: spread(
+      pairs.map((p) => of(cpuMsPerDelivery(p.receiver.load), cpuMsPerDelivery(p.peer.load))),
+    ),
+  };
+}
+
+function buildChecks(servers: readonly ServerSummary[], over: Summary['receiverOver']): Check[] {
+  const receiver = servers.find((s) => s.server === 'receiver');
+  const ratio = over.handWritten?.throughput.median;
   const aim = TARGETS.overHandWrittenAim;
-  const p99 = receiver?.latency.p99;
-  const peak = receiver?.memory?.peakRssBytes;
-  const failures = servers.map((s) => ({ server: s.server, count: failureCount(s) }));
-  const failed = failures.filter((f) => f.count > 0);
-  const storing = servers.filter((s) => s.rowsMatch !== undefined);
-  const mismatched = storing.filter((s) => !s.rowsMatch);
+  const peak = receiver?.peakRssBytes;
+  const failed = servers.filter((s) => s.failures > 0);
+  const storing = servers.filter((s) => s.rows !== undefined);
   return [
     {
       label: 'receiver / hand-written throughput',
       target: `>= ${TARGETS.overHandWritten.toFixed(2)}x (aim ${aim.toFixed(2)}x)`,
       actual:
-        overHandWritten === undefined
+        ratio === undefined
           ? 'not measured'
-          : `${overHandWritten.toFixed(2)}x (aim ${overHandWritten >= aim ? 'reached' : 'not reached'})`,
-      status:
-        overHandWritten === undefined
-          ? 'n/a'
-          : overHandWritten >= TARGETS.overHandWritten
-            ? 'pass'
-            : 'fail',
-    },
-    {
-      label: `receiver p99 at ${rate}/s`,
-      target: `<= ${TARGETS.p99Ms} ms`,
-      actual: p99 === undefined ? 'not measured' : `${p99.toFixed(2)} ms`,
-      status: p99 === undefined ? 'n/a' : p99 <= TARGETS.p99Ms ? 'pass' : 'fail',
+          : `${ratio.toFixed(2)}x (aim ${ratio >= aim ? 'reached' : 'not reached'})`,
+      status: ratio === undefined ? 'n/a' : ratio >= TARGETS.overHandWritten ? 'pass' : 'fail',
     },
     {
       label: 'receiver peak memory (VmHWM)',
@@ -187,17 +150,37 @@ function buildChecks(
     {
       label: 'errors, timeouts and non-2xx (all servers)',
       target: '0',
-      actual: failed.length === 0 ? '0' : failed.map((f) => `${f.server}: ${f.count}`).join(', '),
+      actual:
+        failed.length === 0 ? '0' : failed.map((s) => `${s.server}: ${s.failures}`).join(', '),
       status: failed.length === 0 ? 'pass' : 'fail',
     },
     {
-      label: 'rows stored = 200s answered, every phase',
+      label: 'rows stored = 200s answered, every round',
       target: 'equal',
       actual:
         storing.length === 0
           ? 'not measured'
-          : storing.map((s) => `${s.server}: ${s.rowsStored}/${s.answered200}`).join(', '),
-      status: storing.length === 0 ? 'n/a' : mismatched.length === 0 ? 'pass' : 'fail',
+          : storing.map((s) => `${s.server}: ${s.rows?.stored}/${s.answered200}`).join(', '),
+      status:
+        storing.length === 0
+          ? 'n/a'
+          : storing.every((s) => s.rows?.equalInEveryRound)
+            ? 'pass'
+            : 'fail',
     },
   ];
+}
+
+export function spread(values: readonly number[]): Spread {
+  return { min: Math.min(...values), median: median(values), max: Math.max(...values) };
+}
+
+/** Median of unsorted values (mean of the middle two for an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? Number.NaN)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }

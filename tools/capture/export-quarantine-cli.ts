@@ -25,7 +25,7 @@ import {
   type KeyAttempt,
 } from './export-keys.ts';
 import { openToolDatabase } from '../../src/lib/database/operator-database.ts';
-import { loadConfig, type Config } from '../../src/lib/config.ts';
+import { loadOperatorConfig, type Config } from '../../src/cli/config.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { checkKeyUrl, DEFAULT_MAX_KEY_BYTES, fetchSigningKey } from '../../src/receiver/index.ts';
 
@@ -58,7 +58,7 @@ async function main(): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  const config = loadConfig(process.env, { receivesDeliveries: false });
+  const config = loadOperatorConfig(process.env);
   const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
   // A key given is read before the database is opened: a typo fails fast.
   const named = (flag: string) => (error: unknown) => {

@@ -3,6 +3,7 @@ import https from 'node:https';
 
 export interface PostAnswer {
   status: number;
+  headers: http.IncomingHttpHeaders;
   body: Buffer;
 }
 
@@ -12,12 +13,14 @@ export interface PostOptions {
   body: Buffer;
   timeoutMs: number;
   agent?: http.Agent;
+  /** The local address to connect from (the load-balancer proof sends from 127.0.0.2). */
+  localAddress?: string;
 }
 
 /**
  * One POST of exact bytes with exactly the given headers (plus Host and Content-Length, which
  * belong to the hop). Node's http client rather than fetch: fetch adds headers of its own.
- * Rejects on a network error or timeout; any HTTP answer resolves.
+ * Rejects on a network error or timeout (code `TIMEOUT`); any HTTP answer resolves.
  */
 export function postBytes(url: URL, options: PostOptions): Promise<PostAnswer> {
   const client = url.protocol === 'https:' ? https : http;
@@ -29,15 +32,26 @@ export function postBytes(url: URL, options: PostOptions): Promise<PostAnswer> {
         headers: { ...options.headers, 'Content-Length': String(options.body.length) },
         timeout: options.timeoutMs,
         ...(options.agent && { agent: options.agent }),
+        ...(options.localAddress && { localAddress: options.localAddress }),
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks),
+          }),
+        );
         res.on('error', reject);
       },
     );
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)));
+    req.on('timeout', () =>
+      req.destroy(
+        Object.assign(new Error(`no answer within ${options.timeoutMs} ms`), { code: 'TIMEOUT' }),
+      ),
+    );
     req.on('error', reject);
     req.end(options.body);
   });

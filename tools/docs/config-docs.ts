@@ -1,17 +1,15 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as prettier from 'prettier';
-import {
-  configVariables,
-  SECRET_FILE_VARIABLES,
-  type ConfigVariable,
-} from '../../src/lib/config.ts';
+import { configVariables, SECRET_FILE_VARIABLES } from '../../src/cli/config.ts';
+import type { Variable as ConfigVariable } from '../../src/lib/config/variable.ts';
 import { replaceBetweenMarkers as replaceMarked } from '../common/markers.ts';
 
 /**
- * The README's configuration table and `.env.example`, written from the one declaration of the
- * variables (`envSchema` in src/lib/config.ts). `npm run docs:config` writes them; the test in
- * test/unit/config-docs.test.ts fails when the committed files differ from what this renders.
+ * The README's configuration table and `.env.example`, written from the one declaration of each
+ * variable (beside the module that reads it; src/cli/config.ts composes them, in the README's
+ * order). `npm run docs:config` writes them; the test in test/unit/config-docs.test.ts fails
+ * when the committed files differ from what this renders.
  */
 
 export const TABLE_START = '<!-- config-table:start -->';
@@ -162,7 +160,7 @@ export function renderEnvExample(
       `Docker Compose reads this file too: a key set here overrides Compose's own default, so the keys whose Compose default differs (${composeDiffers.map((v) => v.name).join(', ')}) are commented out.`,
     ),
     ...comment(
-      'Generated from src/lib/config.ts by `npm run docs:config`: change a variable there, not here.',
+      'Generated from the declarations src/cli/config.ts composes (`npm run docs:config`): change a variable where it is declared, not here.',
     ),
   ];
   for (const variable of variables) {

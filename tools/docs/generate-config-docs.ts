@@ -2,7 +2,8 @@
  * npm run docs:config [-- --check]   (--help for usage)
  *
  * Writes the README's configuration table, `.env.example` and docker-compose.yml's pass-through
- * block from the one declaration of the variables in src/lib/config.ts. With --check it writes nothing and exits 1 when either file is
+ * block from the one declaration of each variable (the modules' settings, composed in
+ * src/cli/config.ts). With --check it writes nothing and exits 1 when either file is
  * stale, naming it; 2 on bad usage or when a file cannot be rendered.
  */
 import { writeFileSync } from 'node:fs';
@@ -20,8 +21,8 @@ import {
 
 const USAGE = `Usage: npm run docs:config [-- --check]
 
-Writes, from the declaration of every variable in src/lib/config.ts (envSchema: its type,
-default, description, secret or not):
+Writes, from the declaration of every variable (the modules' settings, composed in
+src/cli/config.ts: each variable's type, default, description, secret or not):
   README.md     the configuration table, between the lines
                 ${TABLE_START} and ${TABLE_END}
   .env.example  every variable with its description and default, in sections
@@ -74,7 +75,7 @@ async function main(argv: readonly string[]): Promise<number> {
     } else if (check) {
       stale += 1;
       console.error(
-        `${file.file} is stale: it differs from what src/lib/config.ts declares (${describeDifference(file)}). Run \`npm run docs:config\` and commit the result.`,
+        `${file.file} is stale: it differs from what src/cli/config.ts declares (${describeDifference(file)}). Run \`npm run docs:config\` and commit the result.`,
       );
     } else {
       writeFileSync(path.join(projectDir, file.file), file.expected);

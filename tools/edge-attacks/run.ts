@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setTimeout as delay } from 'node:timers/promises';
 import { httpCall } from '../../src/lib/http-client.ts';
-import { databaseUrl, withClient } from '../bench/core/postgres.ts';
-import { readMemory } from '../bench/core/proc-stats.ts';
-import { startServer, type RunningServer } from '../bench/core/servers.ts';
+import { databaseUrl, withClient } from '../common/postgres.ts';
+import { readMemory } from '../common/proc-stats.ts';
+import { startServer, type RunningServer } from '../common/server-process.ts';
 import { freePort } from '../common/free-port.ts';
 import { bombBody, openGzipStallers, openTricklers, type AttackOptions } from './attacks.ts';
 

@@ -12,10 +12,9 @@
  * end, also on failure, timeout or Ctrl-C. See docs/load-balancer.md.
  */
 import { createCleanup, type Cleanup } from './core/cleanup.ts';
-import { check } from './core/judge.ts';
 import { ensureNginx, NginxUnavailable } from './core/nginx.ts';
 import { parseOptions, usage, UsageError, type Options } from './core/options.ts';
-import { passed, printResult, type ScenarioResult } from './core/report.ts';
+import { check, passed, printResult, type ScenarioResult } from './core/report.ts';
 import { wholeChain } from './scenarios/chain.ts';
 import type { ScenarioContext } from './scenarios/context.ts';
 import { databaseOutage } from './scenarios/database-outage.ts';
@@ -87,18 +86,20 @@ async function runScenarios(
 ): Promise<ScenarioResult[]> {
   const bodies = createBodyScan(stack.leaks);
   const context: ScenarioContext = { stack, options, onBody: bodies.onBody, log, cleanup };
-  const plan: { title: string; run: () => Promise<ScenarioResult> }[] = [];
-  if (options.scenarios.includes('A')) {
-    plan.push({ title: 'A', run: () => duplicatesAcrossInstances(context) });
-  }
-  if (options.scenarios.includes('B')) {
-    plan.push({ title: 'B (SIGTERM)', run: () => restartUnderLoad(context, 'SIGTERM') });
-    plan.push({ title: 'B (SIGKILL)', run: () => restartUnderLoad(context, 'SIGKILL') });
-  }
-  if (options.scenarios.includes('C'))
-    plan.push({ title: 'C', run: () => databaseOutage(context) });
-  // Last: it restarts the receivers configured for the chain (sandbox key, push relay).
-  if (options.scenarios.includes('D')) plan.push({ title: 'D', run: () => wholeChain(context) });
+  const steps: Record<
+    Options['scenarios'][number],
+    { title: string; run: () => Promise<ScenarioResult> }[]
+  > = {
+    A: [{ title: 'A', run: () => duplicatesAcrossInstances(context) }],
+    B: [
+      { title: 'B (SIGTERM)', run: () => restartUnderLoad(context, 'SIGTERM') },
+      { title: 'B (SIGKILL)', run: () => restartUnderLoad(context, 'SIGKILL') },
+    ],
+    C: [{ title: 'C', run: () => databaseOutage(context) }],
+    // Last: it restarts the receivers configured for the chain (sandbox key, push relay).
+    D: [{ title: 'D', run: () => wholeChain(context) }],
+  };
+  const plan = options.scenarios.flatMap((name) => steps[name]);
 
   const results: ScenarioResult[] = [];
   for (const step of plan) {

@@ -1,7 +1,7 @@
 import { PostgresDialect, type Kysely } from 'kysely';
 import pg from 'pg';
 import { PooledKysely } from './prepared-statement.ts';
-import { configDefault } from '../config.ts';
+import { databaseSettings } from './settings.ts';
 
 /**
  * The tables, as Kysely sees them: empty here, since src/lib knows no module. Each module that
@@ -49,12 +49,12 @@ export function createDatabase(options: DatabaseOptions): Db {
 export function createDatabaseWithPool(options: DatabaseOptions): { db: Db; pool: pg.Pool } {
   // Left out (tests, tools): the variables' defaults, from their one declaration.
   const statementTimeoutMs =
-    options.statementTimeoutMs ?? configDefault('DATABASE_STATEMENT_TIMEOUT_MS');
+    options.statementTimeoutMs ?? databaseSettings.defaults.databaseStatementTimeoutMs;
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolMax,
     connectionTimeoutMillis:
-      options.connectionTimeoutMs ?? configDefault('DATABASE_CONNECTION_TIMEOUT_MS'),
+      options.connectionTimeoutMs ?? databaseSettings.defaults.databaseConnectionTimeoutMs,
     statement_timeout: statementTimeoutMs,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>

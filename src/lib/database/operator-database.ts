@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { loadConfig, type Config } from '../config.ts';
+import type { ConfigLoader } from '../config/load-settings.ts';
 import type { OperatorIo } from '../command-options.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { createDatabaseWithPool } from './database.ts';
 import { resolveEmbeddedDataDir } from './embedded-postgres.ts';
 import { assertMigrated, migrateToLatest } from './migrator.ts';
 import { openDatabase, type OpenDatabase } from './open-database.ts';
+import type { DatabaseConfig } from './settings.ts';
 
 /**
  * The receiver's database for an operator command (migrate, feed, quarantine, provider, recover,
@@ -18,7 +19,7 @@ import { openDatabase, type OpenDatabase } from './open-database.ts';
  * purpose): a database behind throws a SchemaBehindError (exit 2, naming `npm run migrate`).
  */
 export async function openToolDatabase(
-  config: Config,
+  config: DatabaseConfig,
   logger: Logger,
   projectDir: string,
   options: { migrating?: boolean } = {},
@@ -36,26 +37,28 @@ export async function openToolDatabase(
   return database;
 }
 
-export interface OperatorDatabase {
-  config: Config;
+export interface OperatorDatabase<C> {
+  config: C;
   logger: Logger;
   database: Awaited<ReturnType<typeof openToolDatabase>>;
 }
 
 /**
  * Runs `work` on the receiver's database (DATABASE_URL, or the embedded Postgres of a receiver
- * running here), closed afterwards. The configuration is the environment's, without a webhook
- * secret (an operator command never receives deliveries); a bad one throws a ConfigError. Logs go
- * to stderr at LOG_LEVEL (default warn), so that stdout holds only the command's output.
+ * running here), closed afterwards. The configuration is what `loadConfig` reads from the
+ * environment (src/cli/config.ts composes it; an operator command receives no deliveries, so it
+ * needs no webhook secret); a bad one throws a ConfigError. Logs go to stderr at LOG_LEVEL
+ * (default warn), so that stdout holds only the command's output.
  * `migrate`: the `migrate` command alone brings the schema to the latest; for the others a
  * database behind is refused (see openToolDatabase).
  */
-export async function withOperatorDatabase<T>(
+export async function withOperatorDatabase<C extends DatabaseConfig, T>(
   io: Pick<OperatorIo, 'env' | 'projectDir'>,
-  work: (opened: OperatorDatabase) => Promise<T>,
-  options: { migrate?: boolean; logger?: (config: Config) => Logger } = {},
+  loadConfig: ConfigLoader<C>,
+  work: (opened: OperatorDatabase<C>) => Promise<T>,
+  options: { migrate?: boolean; logger?: (config: C) => Logger } = {},
 ): Promise<T> {
-  const config = loadConfig(io.env, { receivesDeliveries: false });
+  const config = loadConfig(io.env);
   const logger =
     options.logger?.(config) ?? createLogger(io.env.LOG_LEVEL ?? 'warn', process.stderr);
   const migrating = options.migrate ?? false;
@@ -68,7 +71,7 @@ export async function withOperatorDatabase<T>(
   }
 }
 
-async function connectToRunningEmbedded(config: Config, projectDir: string) {
+async function connectToRunningEmbedded(config: DatabaseConfig, projectDir: string) {
   const { dir } = resolveEmbeddedDataDir(config.embeddedPostgres.dir, projectDir);
   let password: string;
   try {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Express } from 'express';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config/config-error.ts';
 import { markContinuePending } from './expect-continue.ts';
 
 const CONNECTIONS_CHECKING_INTERVAL_MS = 1000;

@@ -4,10 +4,13 @@ import {
   wholeNumber,
   type OperatorIo,
 } from '../../lib/command-options.ts';
+import type { ConfigLoader } from '../../lib/config/load-settings.ts';
 import { withOperatorDatabase } from '../../lib/database/operator-database.ts';
+import type { DatabaseConfig } from '../../lib/database/settings.ts';
 import { withLease } from '../../lib/database/lease.ts';
 import type { PruneStep } from '../../lib/database/prune-step.ts';
 import { RETENTION_LEASE, runPrune, type PruneSummary } from './prune.ts';
+import type { RetentionConfig } from './settings.ts';
 
 export const PRUNE_USAGE = `usage: npm run prune -- [--dry-run] [--max-batches N] [--max-seconds S]
 
@@ -37,9 +40,14 @@ prune holds the lease): run it again; 2: bad usage or configuration.`;
 
 /**
  * `main.ts prune [options]` with these steps: answers the exit code; bad usage or configuration
- * throws.
+ * throws. The configuration is the whole service's, as src/cli/config.ts composes it
+ * (`loadConfig`), read once the options are.
  */
-export async function runPruneCli(io: OperatorIo, steps: readonly PruneStep[]): Promise<number> {
+export async function runPruneCli(
+  io: OperatorIo,
+  loadConfig: ConfigLoader<RetentionConfig & DatabaseConfig>,
+  steps: readonly PruneStep[],
+): Promise<number> {
   const values = parseOptions(
     io,
     {
@@ -53,7 +61,7 @@ export async function runPruneCli(io: OperatorIo, steps: readonly PruneStep[]): 
   if (!values) return 0;
   const maxBatches = wholeNumber(values['max-batches'], 'max-batches', 100_000_000, PRUNE_USAGE);
   const maxSeconds = wholeNumber(values['max-seconds'], 'max-seconds', 31_536_000, PRUNE_USAGE);
-  return withOperatorDatabase(io, async ({ config, logger, database }) => {
+  return withOperatorDatabase(io, loadConfig, async ({ config, logger, database }) => {
     const prune = {
       db: database.db,
       steps,

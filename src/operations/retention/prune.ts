@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
-import type { Config } from '../../lib/config.ts';
 import type { Lease } from '../../lib/database/lease.ts';
 import type { Db } from '../../lib/database/database.ts';
 import type { PruneStep, StepContext } from '../../lib/database/prune-step.ts';
 import { readCutoffs, relayInUse } from './prune-run-context.ts';
+import type { RetentionConfig } from './settings.ts';
 
 /**
  * One prune run (docs/retention.md): each step in turn (the modules' steps, composed by the
@@ -17,7 +17,7 @@ import { readCutoffs, relayInUse } from './prune-run-context.ts';
 /** `recoveryLeases.name` of the prune: one run at a time across instances and the CLI. */
 export const RETENTION_LEASE = 'retention';
 
-type RetentionSettings = Config['retention'];
+type RetentionSettings = RetentionConfig['retention'];
 
 interface StepSummary {
   table: string;

@@ -1,5 +1,4 @@
 import type { Registry } from 'prom-client';
-import type { Config } from '../../lib/config.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { withLease, type LeaseOptions } from '../../lib/database/lease.ts';
 import type { Db } from '../../lib/database/database.ts';
@@ -7,6 +6,7 @@ import type { PruneStep } from '../../lib/database/prune-step.ts';
 import { scheduleRuns, type ScheduledRuns } from '../../lib/scheduled-runs.ts';
 import { RETENTION_LEASE, runPrune, type PruneOptions, type PruneSummary } from './prune.ts';
 import { createPruneMetrics, type PruneMetrics } from './prune-metrics.ts';
+import type { RetentionConfig } from './settings.ts';
 
 /**
  * The service's scheduled prune: every instance ticks every RETENTION_INTERVAL_MS, but only one
@@ -67,7 +67,7 @@ export function createPruneScheduler(options: PruneSchedulerOptions): PruneSched
  * 0 (nothing would ever go).
  */
 export function startScheduledPrune(deps: {
-  config: Pick<Config, 'retention' | 'feed'>;
+  config: RetentionConfig;
   db: Db;
   /** What to prune: each module's steps (src/cli/prune-steps.ts). */
   steps: readonly PruneStep[];

@@ -1,11 +1,12 @@
 import type { ParseArgsConfig } from 'node:util';
 
 type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
-import type { Config } from '../../lib/config.ts';
+import type { DatabaseConfig } from '../../lib/database/settings.ts';
 import { UsageError } from '../../lib/usage-error.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Db } from '../../lib/database/database.ts';
 import type { ProviderClient } from '../client/provider-client.ts';
+import type { ProviderClientConfig } from '../client/settings.ts';
 
 /**
  * One CLI command: its options (each with a help line), and what it does. `run` returns the
@@ -13,9 +14,12 @@ import type { ProviderClient } from '../client/provider-client.ts';
  */
 export type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
+/** What a command is configured with: the platform's API, and the receiver's database. */
+export type CommandConfig = ProviderClientConfig & DatabaseConfig;
+
 export interface CommandContext {
   client: ProviderClient;
-  config: Config;
+  config: CommandConfig;
   logger: Logger;
   /** The receiver's database, opened on first use (only refund needs it). */
   database(): Promise<Db>;

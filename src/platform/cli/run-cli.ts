@@ -1,11 +1,19 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../../lib/config.ts';
+import { ConfigError } from '../../lib/config/config-error.ts';
+import type { ConfigLoader } from '../../lib/config/load-settings.ts';
 import type { OperatorIo } from '../../lib/command-options.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { openToolDatabase } from '../../lib/database/operator-database.ts';
 import { providerClientFromConfig } from '../client/client-from-config.ts';
 import { ProviderError } from '../client/protocol/provider-error.ts';
-import { commandHelp, NotDone, parseArgsOptions, UsageError, type Command } from './command.ts';
+import {
+  commandHelp,
+  NotDone,
+  parseArgsOptions,
+  UsageError,
+  type Command,
+  type CommandConfig,
+} from './command.ts';
 
 /**
  * `npm run provider -- <command> [options]`: one command per platform endpoint, JSON on stdout,
@@ -18,10 +26,12 @@ export interface CliIo extends OperatorIo {
   fetch?: typeof fetch;
 }
 
+/** `loadConfig`: the whole service's configuration, as src/cli/config.ts composes it. */
 export async function runCli(
   script: string,
   commands: readonly Command[],
   io: CliIo,
+  loadConfig: ConfigLoader<CommandConfig>,
 ): Promise<number> {
   const [name, ...rest] = io.argv;
   const command = commands.find((c) => c.name === name);
@@ -46,7 +56,7 @@ export async function runCli(
   }
   let closeDatabase: (() => Promise<void>) | undefined;
   try {
-    const config = loadConfig(io.env, { receivesDeliveries: false });
+    const config = loadConfig(io.env);
     const logger = createLogger(io.env.LOG_LEVEL ?? 'warn', process.stderr);
     const client = providerClientFromConfig(config.provider, logger, {
       ...(io.fetch && { fetch: io.fetch }),

@@ -1,10 +1,10 @@
-import type { Config } from '../../lib/config.ts';
+import type { ProviderClientConfig } from './settings.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { createProviderClient, type ProviderClient } from './provider-client.ts';
 
 /** The client as configured by PROVIDER_* variables. */
 export function providerClientFromConfig(
-  provider: Config['provider'],
+  provider: ProviderClientConfig['provider'],
   logger: Logger,
   overrides: { fetch?: typeof fetch; now?: () => number } = {},
 ): ProviderClient {

@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import { configDefault } from '../../lib/config.ts';
 import type { Logger } from '../../lib/logger.ts';
 import {
   createDialectMemory,
@@ -10,6 +9,7 @@ import {
 } from './protocol/dialect.ts';
 import { ENDPOINTS, PATHS, type Endpoint } from './endpoints.ts';
 import { ProviderError } from './protocol/provider-error.ts';
+import { providerClientSettings } from './settings.ts';
 import { payIdEnquiryRequest, type PayIdEnquiryRequest } from './requests/payid.ts';
 import { paytoReportRequest, type PaytoReportRequest } from './requests/payto-report.ts';
 import { refundBody, refundRequest, type RefundRequest } from './requests/refund.ts';
@@ -90,7 +90,7 @@ export function createProviderClient(options: ProviderClientOptions) {
   });
   const transport = createTransport({ ...common, tokens });
   const dialects: DialectMemory = createDialectMemory(
-    options.dialect ?? configDefault('PROVIDER_DIALECT'),
+    options.dialect ?? providerClientSettings.defaults.dialect,
     options.logger,
   );
 

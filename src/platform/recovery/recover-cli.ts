@@ -4,9 +4,12 @@ import {
   wholeNumber,
   type OperatorIo,
 } from '../../lib/command-options.ts';
+import type { ConfigLoader } from '../../lib/config/load-settings.ts';
 import { withOperatorDatabase } from '../../lib/database/operator-database.ts';
+import type { DatabaseConfig } from '../../lib/database/settings.ts';
 import { UsageError } from '../../lib/usage-error.ts';
 import { providerClientFromConfig } from '../client/client-from-config.ts';
+import type { ProviderClientConfig } from '../client/settings.ts';
 import { DEFAULT_MAX_PAGES } from '../client/report-pages.ts';
 import { todayAndYesterday } from '../../lib/sydney-time.ts';
 import { withProviderTables } from '../storage/tables.ts';
@@ -41,8 +44,15 @@ the resend budget, or another recovery is running); 2: bad usage or configuratio
 const MAX_PAGES_OPTION = 100_000;
 const MAX_RESENDS_OPTION = 1_000_000;
 
-/** `main.ts recover [options]`: answers the exit code; bad usage or configuration throws. */
-export async function runRecoverCli(io: OperatorIo): Promise<number> {
+/**
+ * `main.ts recover [options]`: answers the exit code; bad usage or configuration throws. The
+ * configuration is the whole service's, as src/cli/config.ts composes it (`loadConfig`), read
+ * once the options are.
+ */
+export async function runRecoverCli(
+  io: OperatorIo,
+  loadConfig: ConfigLoader<ProviderClientConfig & DatabaseConfig>,
+): Promise<number> {
   const values = parseOptions(
     io,
     {
@@ -69,7 +79,7 @@ export async function runRecoverCli(io: OperatorIo): Promise<number> {
     MAX_RESENDS_OPTION,
     RECOVER_USAGE,
   );
-  return withOperatorDatabase(io, async ({ config, logger, database }) => {
+  return withOperatorDatabase(io, loadConfig, async ({ config, logger, database }) => {
     const outcome = await withLease(
       database.db,
       RECOVERY_LEASE,

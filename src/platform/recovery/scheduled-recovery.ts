@@ -1,20 +1,21 @@
 import type { Registry } from 'prom-client';
-import type { Config } from '../../lib/config.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { providerClientFromConfig } from '../client/client-from-config.ts';
+import type { ProviderClientConfig } from '../client/settings.ts';
 import { todayAndYesterday } from '../../lib/sydney-time.ts';
 import { withProviderTables } from '../storage/tables.ts';
 import type { Db } from '../../lib/database/database.ts';
 import { createRecoveryMetrics } from './recovery-metrics.ts';
 import { createRecoveryScheduler, type RecoveryScheduler } from './recovery-scheduler.ts';
 import { runRecovery } from './run-recovery.ts';
+import type { RecoveryScheduleConfig } from './settings.ts';
 
 /**
  * The service's scheduled recovery (today and yesterday, Sydney days), or undefined when it is
  * off: RECOVERY_INTERVAL_MS=0, or no PROVIDER_API_KEY to call the platform with.
  */
 export function startScheduledRecovery(deps: {
-  config: Pick<Config, 'provider' | 'recoveryIntervalMs'>;
+  config: ProviderClientConfig & RecoveryScheduleConfig;
   db: Db;
   logger: Logger;
   registry: Registry;

@@ -1,9 +1,9 @@
 import express, { type Express } from 'express';
 import type { Capture } from './capture-hook.ts';
-import { configDefault } from '../../lib/config.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Db } from '../../lib/database/database.ts';
 import { createBatchingStore } from '../storage/delivery-batcher.ts';
+import { groupCommitSettings } from '../storage/settings.ts';
 import type { SigningKeySource } from '../verification/key-source.ts';
 import { createSecretMatcher } from '../../lib/secrets.ts';
 import { errorHandler, notFound } from '../../lib/http/http-error.ts';
@@ -12,13 +12,15 @@ import { createMemoryBudget } from './memory-budget.ts';
 import { metricsRouter } from '../../lib/http/metrics-route.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { requestContext } from './request-context.ts';
+import { requestSettings } from './settings.ts';
 import { securityHeaders } from './security-headers.ts';
 import { WEBHOOK_PATH, webhookRoutes } from './webhook-route.ts';
 
 export interface AppDeps {
   /**
    * The receiver's Config, or the few fields a test needs: a limit left unset takes its
-   * variable's default from the declaration (src/lib/config.ts), never a copy of it here.
+   * variable's default from its declaration (./settings.ts, ../storage/settings.ts), never a
+   * copy of it here.
    */
   config: {
     readonly bodyLimitBytes: number;
@@ -55,7 +57,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Express {
   const metrics = deps.metrics ?? createMetrics();
   const app = express();
-  app.set('trust proxy', deps.config.trustProxy ?? configDefault('TRUST_PROXY'));
+  app.set('trust proxy', deps.config.trustProxy ?? requestSettings.defaults.trustProxy);
   app.set('etag', false);
   // helmet removes it from every answer anyway; never set, it need not be removed.
   app.disable('x-powered-by');
@@ -63,8 +65,8 @@ export function createApp(deps: AppDeps): Express {
     db: deps.db,
     store: createBatchingStore(deps.db, {
       logger: deps.logger,
-      concurrency: deps.config.writeConcurrency ?? configDefault('WRITE_CONCURRENCY'),
-      maxBatchSize: deps.config.writeBatchMax ?? configDefault('WRITE_BATCH_MAX'),
+      concurrency: deps.config.writeConcurrency ?? groupCommitSettings.defaults.writeConcurrency,
+      maxBatchSize: deps.config.writeBatchMax ?? groupCommitSettings.defaults.writeBatchMax,
       onBatch: (size) => metrics.writeBatchSize.observe(size),
     }),
     keys: deps.keys,
@@ -73,12 +75,14 @@ export function createApp(deps: AppDeps): Express {
     now: () => deps.clock.now(),
     bodyLimitBytes: deps.config.bodyLimitBytes,
     bodyMemoryBudget: createMemoryBudget(
-      deps.config.bodyMemoryBudgetBytes ?? configDefault('BODY_MEMORY_BUDGET_BYTES'),
+      deps.config.bodyMemoryBudgetBytes ?? requestSettings.defaults.bodyMemoryBudgetBytes,
       metrics.bodyBytesInFlight,
     ),
     requestTimeoutMs: deps.config.server?.requestTimeoutMs,
-    maxInFlight: deps.config.maxInFlightDeliveries ?? configDefault('MAX_IN_FLIGHT_DELIVERIES'),
-    maxUnverifiedBodies: deps.config.maxUnverifiedBodies ?? configDefault('MAX_UNVERIFIED_BODIES'),
+    maxInFlight:
+      deps.config.maxInFlightDeliveries ?? requestSettings.defaults.maxInFlightDeliveries,
+    maxUnverifiedBodies:
+      deps.config.maxUnverifiedBodies ?? requestSettings.defaults.maxUnverifiedBodies,
     metrics,
     capture: deps.capture,
     logger: deps.logger,

@@ -5,7 +5,7 @@ import type { RefreshResult, SigningKey, SigningKeySource } from './key-source.t
 import { keyFingerprint } from './public-key.ts';
 import { retryBackoffMs } from '../../lib/backoff.ts';
 import { scheduleUnref, type Schedule } from './schedule.ts';
-import { configDefault } from '../../lib/config.ts';
+import { signingKeySettings } from './settings.ts';
 
 /**
  * The platform's key, fetched from its endpoint and cached. One fetch in flight at a time; every
@@ -137,7 +137,7 @@ export function createFetchedKeySource(options: FetchedKeySourceOptions): Signin
     const delay = retryBackoffMs(
       attemptNumber,
       options.retryBackoffFirstMs ?? 500,
-      options.retryBackoffMaxMs ?? configDefault('SIGNING_KEY_RETRY_MAX_MS'),
+      options.retryBackoffMaxMs ?? signingKeySettings.defaults.retryBackoffMaxMs,
       options.random ?? Math.random,
     );
     after(delay, async () => {

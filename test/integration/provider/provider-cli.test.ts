@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { loadOperatorConfig } from '../../../src/cli/config.ts';
 import { PROVIDER_COMMANDS } from '../../../src/platform/cli/commands.ts';
 import { runCli } from '../../../src/platform/cli/run-cli.ts';
 import { runRecoverCli } from '../../../src/platform/recovery/recover-cli.ts';
@@ -8,13 +9,18 @@ import { CREDENTIALS, startTestSandbox } from '../../../tools/sandbox/test/suppo
 async function cli(argv: string[], env: Record<string, string> = {}) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli('provider', PROVIDER_COMMANDS, {
-    argv,
-    env,
-    out: (text) => out.push(text),
-    err: (text) => err.push(text),
-    projectDir: process.cwd(),
-  });
+  const code = await runCli(
+    'provider',
+    PROVIDER_COMMANDS,
+    {
+      argv,
+      env,
+      out: (text) => out.push(text),
+      err: (text) => err.push(text),
+      projectDir: process.cwd(),
+    },
+    loadOperatorConfig,
+  );
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -40,13 +46,16 @@ describe('provider CLI', () => {
     expect((await cli(['--help'])).code).toBe(0);
     expect((await cli(['no-such-command'])).code).toBe(2);
     const recoverOut: string[] = [];
-    const recoverCode = await runRecoverCli({
-      argv: ['--help'],
-      env: {},
-      out: (t) => recoverOut.push(t),
-      err: () => {},
-      projectDir: process.cwd(),
-    });
+    const recoverCode = await runRecoverCli(
+      {
+        argv: ['--help'],
+        env: {},
+        out: (t) => recoverOut.push(t),
+        err: () => {},
+        projectDir: process.cwd(),
+      },
+      loadOperatorConfig,
+    );
     expect(recoverCode).toBe(0);
     expect(recoverOut.join('')).toContain('--date');
   });

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadOperatorConfig } from '../../../src/cli/config.ts';
 import { createLogger } from '../../../src/lib/logger.ts';
 import { createProviderClient } from '../../../src/platform/client/provider-client.ts';
 import { withProviderTables } from '../../../src/platform/storage/tables.ts';
@@ -379,20 +380,23 @@ describe('npm run recover: a range of pages, progress on stderr', () => {
     const out: string[] = [];
     const err: string[] = [];
     // As main.ts runs it: what it throws (bad usage, bad configuration) goes through the policy.
-    const code = await runRecoverCli({
-      argv,
-      env: {
-        DATABASE_URL: database.url,
-        PROVIDER_BASE_URL: platform.url,
-        PROVIDER_AUTH_URL: platform.url,
-        PROVIDER_API_KEY: 'test-api-key',
-        SIGNING_KEY_ALLOW_HTTP: 'true',
-        LOG_LEVEL: 'silent',
+    const code = await runRecoverCli(
+      {
+        argv,
+        env: {
+          DATABASE_URL: database.url,
+          PROVIDER_BASE_URL: platform.url,
+          PROVIDER_AUTH_URL: platform.url,
+          PROVIDER_API_KEY: 'test-api-key',
+          SIGNING_KEY_ALLOW_HTTP: 'true',
+          LOG_LEVEL: 'silent',
+        },
+        out: (text) => out.push(text),
+        err: (text) => err.push(text),
+        projectDir: process.cwd(),
       },
-      out: (text) => out.push(text),
-      err: (text) => err.push(text),
-      projectDir: process.cwd(),
-    }).catch((error: unknown) => {
+      loadOperatorConfig,
+    ).catch((error: unknown) => {
       const failure = failureOf(error, 'recovery failed');
       err.push(failure.text);
       return failure.code;

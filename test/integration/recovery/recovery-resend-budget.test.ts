@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadOperatorConfig } from '../../../src/cli/config.ts';
 import { failureOf } from '../../../src/cli/exit-codes.ts';
 import { createLogger } from '../../../src/lib/logger.ts';
 import { todayAndYesterday } from '../../../src/lib/sydney-time.ts';
@@ -92,20 +93,23 @@ async function skipped(webhookIds: string[]): Promise<number> {
 async function recoverCli(sandbox: TestSandbox, argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runRecoverCli({
-    argv,
-    env: {
-      DATABASE_URL: database.url,
-      PROVIDER_BASE_URL: sandbox.url,
-      PROVIDER_AUTH_URL: sandbox.url,
-      PROVIDER_API_KEY: CREDENTIALS.apiKey,
-      SIGNING_KEY_ALLOW_HTTP: 'true',
-      LOG_LEVEL: 'silent',
+  const code = await runRecoverCli(
+    {
+      argv,
+      env: {
+        DATABASE_URL: database.url,
+        PROVIDER_BASE_URL: sandbox.url,
+        PROVIDER_AUTH_URL: sandbox.url,
+        PROVIDER_API_KEY: CREDENTIALS.apiKey,
+        SIGNING_KEY_ALLOW_HTTP: 'true',
+        LOG_LEVEL: 'silent',
+      },
+      out: (text) => out.push(text),
+      err: (text) => err.push(text),
+      projectDir: process.cwd(),
     },
-    out: (text) => out.push(text),
-    err: (text) => err.push(text),
-    projectDir: process.cwd(),
-  }).catch((error: unknown) => {
+    loadOperatorConfig,
+  ).catch((error: unknown) => {
     const failure = failureOf(error, 'recovery failed');
     err.push(failure.text);
     return failure.code;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadOperatorConfig } from '../../../src/cli/config.ts';
 import { PROVIDER_COMMANDS } from '../../../src/platform/cli/commands.ts';
 import { runCli } from '../../../src/platform/cli/run-cli.ts';
 import { createLogger } from '../../../src/lib/logger.ts';
@@ -330,13 +331,18 @@ afterAll(() => {
 async function cli(argv: string[], env: Record<string, string>) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli('provider', PROVIDER_COMMANDS, {
-    argv,
-    env,
-    out: (text) => out.push(text),
-    err: (text) => err.push(text),
-    projectDir: process.cwd(),
-  });
+  const code = await runCli(
+    'provider',
+    PROVIDER_COMMANDS,
+    {
+      argv,
+      env,
+      out: (text) => out.push(text),
+      err: (text) => err.push(text),
+      projectDir: process.cwd(),
+    },
+    loadOperatorConfig,
+  );
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 

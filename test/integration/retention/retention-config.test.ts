@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/lib/config.ts';
+import { loadConfig } from '../../../src/cli/config.ts';
+import { ConfigError } from '../../../src/lib/config/config-error.ts';
 
 /** The RETENTION_* variables: safe defaults that are on, 0 to keep a kind for ever, bad values named. */
 const SECRET = { WEBHOOK_SECRETS: 'Basic abc' };

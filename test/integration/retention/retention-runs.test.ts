@@ -180,7 +180,7 @@ describe('the service schedule', () => {
     const scheduled = startScheduledPrune({
       config: {
         retention: { ...RAW_ONLY, intervalMs: 60_000 },
-        feed: { relay: undefined } as never,
+        feed: { relay: undefined },
       },
       db: pool(),
       steps: PRUNE_STEPS,

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { loadConfig } from '../../../src/lib/config.ts';
+import { loadConfig } from '../../../src/cli/config.ts';
 import {
   CONFIG_VARIABLES,
   DEFAULTS,

@@ -5,7 +5,7 @@ import {
   loadConfig,
   SECRET_FILE_VARIABLES,
   type Config,
-} from '../../../src/lib/config.ts';
+} from '../../../src/cli/config.ts';
 
 /** What the deployment files are checked against: the service's own configuration. */
 
@@ -13,7 +13,7 @@ export const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 export const read = (relative: string): string => readFileSync(path.join(ROOT, relative), 'utf8');
 
-/** Every variable the service reads, as src/lib/config.ts declares them: one added there is checked here. */
+/** Every variable the service reads, as src/cli/config.ts composes them: one added is checked here. */
 export const CONFIG_VARIABLES: readonly string[] = configVariables().map((v) => v.name);
 
 /** Secrets: never a value in a deployment file, only `NAME_FILE` (or a bare pass-through). */

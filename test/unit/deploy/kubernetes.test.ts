@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/lib/config.ts';
+import { loadConfig } from '../../../src/cli/config.ts';
 import {
   CONFIG_VARIABLES,
   DEFAULTS,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/lib/config.ts';
+import { loadConfig } from '../../../src/cli/config.ts';
+import { ConfigError } from '../../../src/lib/config/config-error.ts';
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`;
 

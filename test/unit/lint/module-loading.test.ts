@@ -29,6 +29,11 @@ describe('what a command loads', () => {
     },
   );
 
+  it('when the composed configuration is imported, then only settings load: no Express, database, logger or metrics', () => {
+    // tools/docs/ and tools/capture/ read it (lint/boundaries.mjs lets them): settings, nothing more.
+    expect(loadedBy('src/cli/config.ts', ['express', 'pg', 'pino', 'prom-client'])).toEqual([]);
+  });
+
   it('when the serving command is imported, then Express is (the probe sees what it looks for)', () => {
     expect(loadedBy('src/cli/serve.ts', ['express'])).toEqual(['express']);
   });

@@ -1,6 +1,7 @@
 import { generateKeyPairSync, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createDeliveryPool } from '../core/deliveries.ts';
+import { paymentBody } from '../../common/payment-body.ts';
+import { createDeliveryPool, FIRST_WEBHOOK_ID } from '../deliveries.ts';
 
 describe('createDeliveryPool', () => {
   it('when grown, then every delivery is a distinct, correctly signed NPPReceivePayment of 400-600 bytes', async () => {
@@ -28,6 +29,18 @@ describe('createDeliveryPool', () => {
       const signature = Buffer.from(delivery.headers['Verification-Signature'] ?? '', 'base64');
       expect(verify('sha256', Buffer.from(delivery.body), publicKey, signature)).toBe(true);
     }
+  });
+
+  it('when the pool starts at a later delivery number, then its Webhookids and bodies start there', async () => {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const pool = createDeliveryPool({
+      privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      secret: 's',
+      firstIndex: 5000,
+    });
+    await pool.ensure(2);
+    expect(pool.at(0).headers.Webhookid).toBe(String(FIRST_WEBHOOK_ID + 5000));
+    expect(pool.at(1).body).toBe(paymentBody(5001));
   });
 
   it('when asked for a delivery it does not hold, then it throws', () => {

@@ -1,55 +1,72 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ADMIN_DATABASE_URL, parseOptions, UsageError } from '../core/options.ts';
+import { DEFAULT_ADMIN_DATABASE_URL, parseOptions, UsageError } from '../options.ts';
+
+/** Commander's output, kept instead of printed. */
+function capture() {
+  const written = { out: '', err: '' };
+  return {
+    written,
+    output: {
+      writeOut: (text: string) => (written.out += text),
+      writeErr: (text: string) => (written.err += text),
+    },
+  };
+}
 
 describe('parseOptions', () => {
   it('when no flag is given, then the defaults of a full run apply', () => {
-    expect(parseOptions([], {})).toMatchObject({
-      rounds: 3,
+    expect(parseOptions([], {})).toEqual({
+      rounds: 5,
       duration: 10,
       connections: 32,
-      rate: 1000,
-      pacing: 'smooth',
-      only: ['receiver', 'hand-written', 'bare'],
+      json: false,
+      profile: false,
+      database: undefined,
       adminDatabaseUrl: DEFAULT_ADMIN_DATABASE_URL,
-      writeDocs: true,
     });
   });
 
-  it('when --only lists servers in any order, then they run in the fixed alternation order', () => {
-    const options = parseOptions(['--only=bare,receiver'], {});
-    expect(options !== 'help' && options.only).toEqual(['receiver', 'bare']);
+  it('when flags are given, in either spelling, then they are taken', () => {
+    expect(
+      parseOptions(
+        ['--rounds', '7', '--duration=3', '--connections', '8', '--json', '--database', 'bench_2m'],
+        {},
+      ),
+    ).toMatchObject({ rounds: 7, duration: 3, connections: 8, json: true, database: 'bench_2m' });
+    expect(parseOptions(['--profile'], {})).toMatchObject({ profile: true });
   });
 
-  it('when BENCH_DATABASE_URL is set, then it is the admin URL unless the flag overrides it', () => {
-    const env = { BENCH_DATABASE_URL: 'postgres://a@127.0.0.1/x' };
-    expect(parseOptions([], env)).toMatchObject({ adminDatabaseUrl: env.BENCH_DATABASE_URL });
-    expect(parseOptions(['--database-url=postgres://b@127.0.0.1/y'], env)).toMatchObject({
-      adminDatabaseUrl: 'postgres://b@127.0.0.1/y',
-    });
+  it('when BENCH_DATABASE_URL is set, then it is the admin URL', () => {
+    const url = 'postgres://bench@10.0.0.5:5433/postgres';
+    expect(parseOptions([], { BENCH_DATABASE_URL: url })).toMatchObject({ adminDatabaseUrl: url });
   });
 
   it('when a value is out of range or unknown, then a usage error names it', () => {
-    expect(() => parseOptions(['--rounds=0'], {})).toThrow(UsageError);
-    expect(() => parseOptions(['--only=receiver,nginx'], {})).toThrow(/--only/);
-    expect(() => parseOptions(['--pacing=bursty'], {})).toThrow(/--pacing/);
-    expect(() => parseOptions(['--frobnicate'], {})).toThrow(UsageError);
-    expect(() => parseOptions(['--runtime=turbo'], {})).toThrow(/--runtime/);
+    for (const argv of [
+      ['--rounds', '0'],
+      ['--duration', 'ten'],
+      ['--warmup', '3'],
+      ['--database', 'a;b'],
+    ]) {
+      const { written, output } = capture();
+      expect(() => parseOptions(argv, {}, output)).toThrow(UsageError);
+      expect(written.err).toContain(argv[0]);
+    }
   });
 
-  it('when --runtime is given, then it names the preset every server runs with', () => {
-    expect(parseOptions([], {})).toMatchObject({
-      runtime: 'production',
-      allowUnequalRuntime: false,
-    });
-    expect(parseOptions(['--runtime=node-defaults'], {})).toMatchObject({
-      runtime: 'node-defaults',
-    });
-  });
-
-  it('when --profile is given without --only, then only the receiver is profiled', () => {
-    expect(parseOptions(['--profile'], {})).toMatchObject({ profile: true, only: ['receiver'] });
-    expect(parseOptions(['--profile', '--only=hand-written'], {})).toMatchObject({
-      only: ['hand-written'],
-    });
+  it('when --help is given, then the flags are listed and nothing runs', () => {
+    const { written, output } = capture();
+    expect(parseOptions(['--help'], {}, output)).toBe('help');
+    for (const flag of [
+      '--rounds',
+      '--duration',
+      '--connections',
+      '--json',
+      '--profile',
+      '--database',
+    ]) {
+      expect(written.out).toContain(flag);
+    }
+    expect(written.out).toContain('BENCH_DATABASE_URL');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { percentile } from '../core/load.ts';
-import { median } from '../core/summary.ts';
+import { percentile } from '../load.ts';
+import { median } from '../summary.ts';
 
 describe('percentile', () => {
   it('when asked for p50 and p99 of 1..100, then it gives the nearest-rank values', () => {

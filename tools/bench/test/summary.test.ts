@@ -1,185 +1,147 @@
 import { describe, expect, it } from 'vitest';
-import type { LoadResult } from '../core/load.ts';
-import type { ServerName } from '../core/options.ts';
-import type { PhaseRecord } from '../core/rounds.ts';
-import { runtimeOf } from '../core/runtime.ts';
+import type { LoadResult } from '../load.ts';
+import type { ServerName } from '../options.ts';
+import { cpuMsPerDelivery, type RoundRecord } from '../rounds.ts';
 import { summarise } from '../summary.ts';
 
-function load(overrides: Partial<LoadResult> & { okPerSecond: number; p99?: number }): LoadResult {
-  const ok = Math.round(overrides.okPerSecond * 10);
+/** One round of ~10 s at `rate`, `cpuSeconds` of the server's CPU. */
+function load(rate: number, cpuSeconds = 8, overrides: Partial<LoadResult> = {}): LoadResult {
+  const ok = Math.round(rate * 10);
   return {
     elapsedSeconds: 10,
     sent: ok,
     ok,
+    okPerSecond: rate,
     statusCounts: { '200': ok },
     non2xx: 0,
     errors: 0,
     timeouts: 0,
     reusedDeliveries: 0,
-    latencyMs: { p50: 1, p99: overrides.p99 ?? 5, max: 9 },
-    cpu: { server: 8, generator: 2, postgresBackends: 2, postgresBackground: 1, machine: 15 },
-    monotonicUs: { start: 0, end: 10e6 },
+    latencyMs: { p50: 1, p99: 5, max: 9 },
+    serverCpuSeconds: cpuSeconds,
     ...overrides,
   };
 }
 
-/** One round per entry: a throughput phase at that rate and a latency phase at 1,000/s. */
-function phases(server: ServerName, rates: number[], extra: Partial<PhaseRecord> = {}) {
-  return rates.flatMap((rate, i): PhaseRecord[] => {
-    const throughput = load({ okPerSecond: rate });
-    const latency = load({ okPerSecond: 1000 });
-    const stores = server !== 'bare';
-    return [
-      {
-        server,
-        round: i + 1,
-        phase: 'throughput',
-        load: throughput,
-        ...(stores && { rowsStored: throughput.ok }),
-        ...extra,
-      },
-      {
-        server,
-        round: i + 1,
-        phase: 'latency',
-        load: latency,
-        ...(stores && { rowsStored: latency.ok }),
-        ...extra,
-      },
-    ];
+/** One record per rate, rounds numbered from 1; storing servers store what they answered. */
+function rounds(server: ServerName, rates: number[], peakRssBytes = 100e6): RoundRecord[] {
+  return rates.map((rate, i) => {
+    const result = load(rate);
+    return {
+      server,
+      round: i + 1,
+      load: result,
+      ...(server !== 'bare' && { rowsStored: result.ok }),
+      peakRssBytes,
+    };
   });
 }
 
-const ALL = { rate: 1000, only: ['receiver', 'hand-written', 'bare'] as ServerName[] };
-const MEMORY = {
-  receiver: { startRssBytes: 80e6, peakRssBytes: 120e6 },
-  'hand-written': { startRssBytes: 70e6, peakRssBytes: 90e6 },
-  bare: { startRssBytes: 60e6, peakRssBytes: 70e6 },
-};
-
-const PRODUCTION = runtimeOf(['--max-semi-space-size=2'], {
-  MALLOC_ARENA_MAX: '2',
-  NODE_ENV: 'production',
-});
-const SAME_RUNTIME = { receiver: PRODUCTION, 'hand-written': PRODUCTION, bare: PRODUCTION };
+const START_RSS = { receiver: 80e6, 'hand-written': 60e6, bare: 55e6 };
 
 const statusOf = (summary: ReturnType<typeof summarise>, label: string) =>
   summary.checks.find((check) => check.label.startsWith(label))?.status;
 
 describe('summarise', () => {
-  it('when the receiver beats both targets, then the ratios use medians and every check passes', () => {
-    const records = [
-      ...phases('receiver', [1300, 5000, 1250]),
-      ...phases('hand-written', [1000, 1000, 100]),
-      ...phases('bare', [1700, 1800, 1750]),
-    ];
-    const summary = summarise(ALL, records, MEMORY, SAME_RUNTIME);
-    expect(summary.ratios.receiverOverHandWritten).toBeCloseTo(1.3);
-    expect(summary.ratios.receiverOverBare).toBeCloseTo(1300 / 1750);
-    expect(summary.checks.map((check) => check.status)).toEqual(Array(6).fill('pass'));
-    expect(summary.checks.find((c) => c.label.startsWith('receiver / hand-written'))?.actual).toBe(
-      '1.30x (aim reached)',
+  it('when rounds are paired, then each ratio is taken round by round and spread as min, median and max', () => {
+    const summary = summarise(
+      [
+        ...rounds('receiver', [1300, 5000, 1250]),
+        ...rounds('hand-written', [1000, 1000, 500]),
+        ...rounds('bare', [2600, 2500, 2500]),
+      ],
+      START_RSS,
     );
+    // Round by round: 1.3, 5.0 and 2.5; not the ratio of the medians (1250 / 1000).
+    expect(summary.receiverOver.handWritten?.throughput).toEqual({ min: 1.3, median: 2.5, max: 5 });
+    expect(summary.receiverOver.bare?.throughput.median).toBeCloseTo(0.5);
+    const receiver = summary.servers.find((s) => s.server === 'receiver');
+    expect(receiver?.throughput).toEqual({ min: 1250, median: 1300, max: 5000 });
+    expect(receiver).toMatchObject({ startRssBytes: 80e6, peakRssBytes: 100e6, failures: 0 });
+    expect(summary.checks.map((check) => check.status)).toEqual(['pass', 'pass', 'pass', 'pass']);
     expect(summary.passed).toBe(true);
   });
 
-  it('when the receiver is slower than the hand-written one, then that check fails', () => {
+  it('when CPU is measured, then CPU per delivery is the server process CPU over its 200s, round by round', () => {
     const records = [
-      ...phases('receiver', [900]),
-      ...phases('hand-written', [1000]),
-      ...phases('bare', [1000]),
-    ];
-    const summary = summarise(ALL, records, MEMORY);
+      { ...rounds('receiver', [1000])[0], load: load(1000, 4) },
+      { ...rounds('hand-written', [2000])[0], load: load(2000, 4) },
+    ] as RoundRecord[];
+    const summary = summarise(records, START_RSS);
+    // 4 s over 10,000 deliveries, 4 s over 20,000: 0.4 ms against 0.2 ms.
+    expect(summary.servers[0]?.cpuMsPerDelivery.median).toBeCloseTo(0.4);
+    expect(summary.servers[1]?.cpuMsPerDelivery.median).toBeCloseTo(0.2);
+    expect(summary.receiverOver.handWritten?.cpuMsPerDelivery.median).toBeCloseTo(2);
+  });
+
+  it('when the receiver is slower than the hand-written one, then that check fails', () => {
+    const summary = summarise(
+      [...rounds('receiver', [900]), ...rounds('hand-written', [1000]), ...rounds('bare', [1000])],
+      START_RSS,
+    );
     expect(statusOf(summary, 'receiver / hand-written')).toBe('fail');
     expect(summary.passed).toBe(false);
   });
 
+  it('when the receiver is 1.1x the hand-written one, then the 1.0x target passes short of the 1.2x aim', () => {
+    const summary = summarise(
+      [...rounds('receiver', [1100]), ...rounds('hand-written', [1000])],
+      START_RSS,
+    );
+    const check = summary.checks.find((c) => c.label.startsWith('receiver / hand-written'));
+    expect(check).toMatchObject({ status: 'pass', actual: '1.10x (aim not reached)' });
+  });
+
   it('when a phase stored fewer rows than it answered 200, then the rows check fails', () => {
-    const records = [...phases('receiver', [1000]), ...phases('hand-written', [800])];
-    const first = records[0];
-    if (first) first.rowsStored = (first.rowsStored ?? 0) - 1;
-    const summary = summarise({ rate: 1000, only: ['receiver', 'hand-written'] }, records, MEMORY);
+    const records = [...rounds('receiver', [1000, 1000]), ...rounds('hand-written', [800, 800])];
+    const second = records[1];
+    if (second) second.rowsStored = (second.rowsStored ?? 0) - 1;
+    const summary = summarise(records, START_RSS);
     expect(statusOf(summary, 'rows stored')).toBe('fail');
   });
 
   it('when any server answered a non-2xx, then the errors check fails and names it', () => {
     const records = [
-      ...phases('receiver', [1300]),
-      ...phases('bare', [1500]).map((record) => ({
+      ...rounds('receiver', [1300]),
+      ...rounds('bare', [1500, 1500]).map((record) => ({
         ...record,
         load: { ...record.load, non2xx: 3 },
       })),
     ];
-    const summary = summarise({ rate: 1000, only: ['receiver', 'bare'] }, records, MEMORY);
-    const check = summary.checks.find((c) => c.label.startsWith('errors'));
+    const check = summarise(records, START_RSS).checks.find((c) => c.label.startsWith('errors'));
     expect(check).toMatchObject({ status: 'fail', actual: 'bare: 6' });
   });
 
-  it('when p99 or memory are over target, then those checks fail', () => {
-    const records = phases('receiver', [1000]).map((record) => ({
-      ...record,
-      load: { ...record.load, latencyMs: { ...record.load.latencyMs, p99: 15.5 } },
-    }));
-    const summary = summarise({ rate: 1000, only: ['receiver'] }, records, {
-      receiver: { startRssBytes: 1, peakRssBytes: 150e6 },
-    });
-    expect(statusOf(summary, 'receiver p99')).toBe('fail');
+  it("when the receiver's peak memory is over target, then that check fails", () => {
+    const [first] = rounds('receiver', [1000], 120e6);
+    const [second] = rounds('receiver', [1000], 150e6);
+    if (!first || !second) throw new Error('no rounds');
+    const summary = summarise([first, { ...second, round: 2 }], START_RSS);
+    expect(summary.servers[0]?.peakRssBytes).toBe(150e6);
     expect(statusOf(summary, 'receiver peak memory')).toBe('fail');
   });
 
-  it('when a server was left out with --only, then the checks that need it are n/a', () => {
-    const summary = summarise(
-      { rate: 1000, only: ['receiver'] },
-      phases('receiver', [1000]),
-      MEMORY,
-      { receiver: PRODUCTION },
-    );
-    expect(statusOf(summary, 'receiver / hand-written')).toBe('n/a');
-    expect(statusOf(summary, 'same Node flags')).toBe('n/a');
-    expect(summary.passed).toBe(true);
-  });
-
-  it('when the receiver is 1.1x the hand-written one, then the 1.0x target passes short of the 1.2x aim', () => {
-    const records = [...phases('receiver', [1100]), ...phases('hand-written', [1000])];
-    const summary = summarise({ rate: 1000, only: ['receiver', 'hand-written'] }, records, MEMORY);
-    const check = summary.checks.find((c) => c.label.startsWith('receiver / hand-written'));
-    expect(check).toMatchObject({ status: 'pass', actual: '1.10x (aim not reached)' });
-  });
-
   it('when the receiver is far below bare, then nothing fails: bare is the ceiling, not a target', () => {
-    const records = [...phases('receiver', [1300]), ...phases('bare', [13_000])];
-    const summary = summarise({ rate: 1000, only: ['receiver', 'bare'] }, records, MEMORY);
-    expect(summary.ratios.receiverOverBare).toBeCloseTo(0.1);
+    const summary = summarise(
+      [...rounds('receiver', [1300]), ...rounds('bare', [13_000])],
+      START_RSS,
+    );
+    expect(summary.receiverOver.bare?.throughput.median).toBeCloseTo(0.1);
     expect(summary.checks.some((c) => c.label.includes('bare'))).toBe(false);
     expect(summary.passed).toBe(true);
   });
 
-  it('when one server ran with other Node flags, then the parity check fails and names the difference', () => {
-    const records = [...phases('receiver', [1300]), ...phases('hand-written', [1000])];
-    const summary = summarise({ rate: 1000, only: ['receiver', 'hand-written'] }, records, MEMORY, {
-      receiver: PRODUCTION,
-      'hand-written': runtimeOf([], { NODE_ENV: 'production' }),
-    });
-    expect(statusOf(summary, 'same Node flags')).toBe('fail');
-    expect(summary.runtimeDifferences.join(' ')).toContain('--max-semi-space-size=2');
-    expect(summary.passed).toBe(false);
+  it('when only the receiver ran (--profile), then the checks that need the others are n/a', () => {
+    const summary = summarise(rounds('receiver', [1000]), START_RSS);
+    expect(summary.receiverOver).toEqual({});
+    expect(statusOf(summary, 'receiver / hand-written')).toBe('n/a');
+    expect(summary.passed).toBe(true);
   });
+});
 
-  it('when CPU is measured, then CPU per delivery splits server, Postgres backends and background', () => {
-    // Every phase: 8 s server, 2 s backends, 1 s background, for 10 x rate deliveries.
-    const summary = summarise(
-      { rate: 1000, only: ['receiver'] },
-      phases('receiver', [1000, 4000]),
-      MEMORY,
-    );
-    const [receiver] = summary.servers;
-    // Throughput phases: 16 s of server CPU over 10,000 + 40,000 deliveries.
-    expect(receiver?.cpuMsPerDelivery.throughput).toMatchObject({ deliveries: 50_000 });
-    expect(receiver?.cpuMsPerDelivery.throughput.server).toBeCloseTo(16_000 / 50_000);
-    expect(receiver?.cpuMsPerDelivery.throughput.postgresBackends).toBeCloseTo(4_000 / 50_000);
-    expect(receiver?.cpuMsPerDelivery.throughput.postgresBackground).toBeCloseTo(2_000 / 50_000);
-    expect(receiver?.cpuMsPerDelivery.throughput.total).toBeCloseTo(22_000 / 50_000);
-    // Fixed-rate phases: 1,000/s for 10 s, twice.
-    expect(receiver?.cpuMsPerDelivery.atRate.total).toBeCloseTo(22_000 / 20_000);
+describe('cpuMsPerDelivery', () => {
+  it('when nothing was answered, then every figure is 0 rather than infinite', () => {
+    expect(cpuMsPerDelivery({ serverCpuSeconds: 1, ok: 0 })).toBe(0);
+    expect(cpuMsPerDelivery({ serverCpuSeconds: 1, ok: 4000 })).toBeCloseTo(0.25);
   });
 });

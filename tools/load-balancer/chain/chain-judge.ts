@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { NotificationRecord } from '../../sandbox/state/types.ts';
-import { check, type Check } from '../core/judge.ts';
-import { histogram, type FigureRow } from '../core/report.ts';
-import type { ChainRows, PaymentTable } from './chain-rows.ts';
+import { judgeStorage } from '../core/judge.ts';
+import { check, histogram, tally, type Check, type FigureRow } from '../core/report.ts';
+import type { ExpectedDelivery, StoredRows } from '../core/store.ts';
 import type { ConsumerPost } from './consumer.ts';
 import type { RecoverOutcome } from './recover-command.ts';
 
@@ -14,7 +14,7 @@ export interface ChainEvidence {
   gaveUp: ReadonlySet<string>;
   /** Webhookids stored before recovery ran. */
   storedBeforeRecovery: ReadonlySet<string>;
-  rows: ChainRows;
+  rows: StoredRows;
   posts: readonly ConsumerPost[];
   /** `GET /feed`: evt_<id> → the body's exact text. */
   feed: ReadonlyMap<string, string>;
@@ -39,7 +39,7 @@ const outcome = (a: { responseCode?: number; error?: string } | undefined) =>
       ? String(a.responseCode)
       : `no answer (${(a.error ?? '').replace(/\s*\(.*$/, '').slice(0, 40)})`;
 
-const TABLE_OF_EVENT: Record<string, PaymentTable> = {
+const TABLE_OF_EVENT: Record<string, string> = {
   NPPReceivePayment: 'npp_payments',
   PayToReceivePayment: 'payto_payments',
   InboundDirectCredit: 'direct_credits',
@@ -57,25 +57,29 @@ function businessKeys(body: unknown): string[] {
   return [];
 }
 
+const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
 export function judgeChain(e: ChainEvidence): { figures: FigureRow[]; checks: Check[] } {
-  const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
   const ours = e.notifications;
   const byWebhookId = new Map(ours.map((n) => [n.webhookId, n]));
   const bodies = new Map(ours.map((n) => [n.webhookId, JSON.parse(n.body) as unknown]));
   const keysOf = (n: NotificationRecord) => businessKeys(bodies.get(n.webhookId));
-  /** Every business row the notifications should leave: one per payment or direct credit. */
-  const expected = ours.flatMap((n) =>
-    keysOf(n).map((key) => ({ key, webhookId: n.webhookId, eventName: n.eventName })),
-  );
+  /** Each notification's delivery, with a business row per payment or direct credit. */
+  const expected: ExpectedDelivery[] = ours.map((n) => ({
+    webhookId: n.webhookId,
+    eventName: n.eventName,
+    sha256: sha(n.body),
+    rows: keysOf(n).map((key) => ({ table: TABLE_OF_EVENT[n.eventName] ?? 'none', key })),
+  }));
   const firstTries = new Map<string, number>();
   const retries = new Map<string, number>();
   const resends = new Map<string, number>();
   let fiveXX = 0;
   for (const n of ours) {
     for (const attempt of n.attempts) {
-      if (attempt.kind === 'first') count(firstTries, outcome(attempt));
-      else if (attempt.kind === 'retry') count(retries, outcome(attempt));
-      else count(resends, outcome(attempt));
+      if (attempt.kind === 'first') tally(firstTries, outcome(attempt));
+      else if (attempt.kind === 'retry') tally(retries, outcome(attempt));
+      else tally(resends, outcome(attempt));
       if ((attempt.responseCode ?? 0) >= 500) fiveXX += 1;
     }
   }
@@ -83,48 +87,16 @@ export function judgeChain(e: ChainEvidence): { figures: FigureRow[]; checks: Ch
   const toRecover = e.gaveUp.size - gaveUpStoredAnyway;
   const missingAfterRecovery = [...e.gaveUp].filter((id) => !e.rows.deliveries.has(id)).length;
   const stillError = ours.filter((n) => n.status !== 'Sent').length;
-
-  // Stored exactly once, by Webhookid, with the bytes the sandbox sent.
-  const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
-  let storedOnce = 0;
-  let wrongBody = 0;
-  for (const n of ours) {
-    const rows = e.rows.deliveries.get(n.webhookId) ?? [];
-    if (rows.length === 1) storedOnce += 1;
-    if (rows.some((row) => row.sha256 !== sha(n.body) || row.eventName !== n.eventName))
-      wrongBody += 1;
-  }
-  const foreignRows = [...e.rows.deliveries.keys()].filter((id) => !byWebhookId.has(id)).length;
-  const doubleRows = [...e.rows.deliveries.values()].filter((rows) => rows.length > 1).length;
-
-  // Stored exactly once, by business key, pointing at its own notification.
-  const paymentsByKey = new Map<string, { webhookId: string; table: string }[]>();
-  const tables = new Map<string, number>();
-  for (const row of e.rows.payments) {
-    count(tables, row.table);
-    const list = paymentsByKey.get(row.transactionId) ?? [];
-    list.push(row);
-    paymentsByKey.set(row.transactionId, list);
-  }
-  const keyedOnce = expected.filter((x) => {
-    const rows = paymentsByKey.get(x.key) ?? [];
-    return (
-      rows.length === 1 &&
-      rows[0]?.webhookId === x.webhookId &&
-      rows[0]?.table === TABLE_OF_EVENT[x.eventName]
-    );
-  }).length;
-  const distinctKeys = new Set(expected.map((x) => x.key)).size;
+  const storage = judgeStorage(expected, e.rows);
+  const payments = expected.flatMap((x) => x.rows.map((row) => `${x.eventName}/${row.key}`));
 
   // The feed: one event per payment, all sent; the consumer got each, byte for byte.
   const eventsByKey = new Map<string, number>();
   for (const event of e.rows.feedEvents)
-    count(eventsByKey, `${event.eventName}/${event.businessKey}`);
-  const oneEventEach = expected.filter(
-    (x) => eventsByKey.get(`${x.eventName}/${x.key}`) === 1,
-  ).length;
+    tally(eventsByKey, `${event.eventName}/${event.businessKey}`);
+  const oneEventEach = payments.filter((key) => eventsByKey.get(key) === 1).length;
   const relayStates = new Map<string, number>();
-  e.rows.feedEvents.forEach((event) => count(relayStates, event.relayState));
+  e.rows.feedEvents.forEach((event) => tally(relayStates, event.relayState));
   const feedIds = e.rows.feedEvents.map((event) => `evt_${event.id}`);
 
   const statuses = new Map<string, number>();
@@ -133,9 +105,9 @@ export function judgeChain(e: ChainEvidence): { figures: FigureRow[]; checks: Ch
   let differentFromFeed = 0;
   let headerMismatch = 0;
   for (const post of e.posts) {
-    count(statuses, post.status === 0 ? 'no answer (held)' : String(post.status));
+    tally(statuses, post.status === 0 ? 'no answer (held)' : String(post.status));
     if (!post.verified) unverified += 1;
-    if (post.status >= 200 && post.status < 300) count(acked, post.webhookId);
+    if (post.status >= 200 && post.status < 300) tally(acked, post.webhookId);
     const served = e.feed.get(post.webhookId);
     if (served === undefined || served !== post.raw) differentFromFeed += 1;
     try {
@@ -194,12 +166,7 @@ export function judgeChain(e: ChainEvidence): { figures: FigureRow[]; checks: Ch
     ['resends the sandbox delivered, by status', histogram(resends) || '-'],
     ['missing after recovery', missingAfterRecovery],
     ['left Error at the sandbox (stored, so not resent)', stillError],
-    ['rows stored (webhook_deliveries)', `${e.rows.deliveries.size} (${storedOnce} once)`],
-    [
-      'payments stored by TransactionId',
-      `${e.rows.payments.length} rows / ${distinctKeys} distinct sent (${histogram(tables)})`,
-    ],
-    ['quarantined / conflicts', `${e.rows.quarantined} / ${e.rows.conflicts}`],
+    ...storage.figures,
     ['feed events (relay state)', `${e.rows.feedEvents.length} (${histogram(relayStates) || '-'})`],
     [
       'relay attempts (claims) for them',
@@ -237,39 +204,13 @@ export function judgeChain(e: ChainEvidence): { figures: FigureRow[]; checks: Ch
       second?.code === 0 && secondResent === 0 && (payto?.unmatched ?? 0) === 0,
       `exit ${second?.code}, resent ${secondResent}, PayTo unmatched ${payto?.unmatched ?? '-'}`,
     ),
-    check(
-      'every notification stored exactly once by Webhookid',
-      storedOnce === ours.length,
-      `${storedOnce} of ${ours.length}`,
-    ),
-    check(
-      'every stored body is the bytes the sandbox sent',
-      wrongBody === 0,
-      `${wrongBody} differ`,
-    ),
-    check(
-      'nothing stored that the sandbox did not send, nothing twice',
-      foreignRows === 0 && doubleRows === 0,
-      `${foreignRows} foreign, ${doubleRows} doubled`,
-    ),
-    check(
-      'every payment stored exactly once by TransactionId, in its table, with its Webhookid',
-      keyedOnce === expected.length &&
-        distinctKeys === expected.length &&
-        e.rows.payments.length === expected.length,
-      `${keyedOnce} of ${expected.length}; ${e.rows.payments.length} rows`,
-    ),
-    check(
-      'nothing quarantined, no conflicts',
-      e.rows.quarantined === 0 && e.rows.conflicts === 0,
-      `${e.rows.quarantined} / ${e.rows.conflicts}`,
-    ),
+    ...storage.checks,
     check(
       'one feed event per stored payment, every one sent (none dead, none pending)',
-      oneEventEach === expected.length &&
-        e.rows.feedEvents.length === expected.length &&
+      oneEventEach === payments.length &&
+        e.rows.feedEvents.length === payments.length &&
         (relayStates.get('sent') ?? 0) === e.rows.feedEvents.length,
-      `${oneEventEach} of ${expected.length}; ${histogram(relayStates) || '-'}`,
+      `${oneEventEach} of ${payments.length}; ${histogram(relayStates) || '-'}`,
     ),
     check(
       'GET /feed serves every event',

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { Webhook } from 'standardwebhooks';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createPushHandler } from '../../../examples/ledger-consumer/src/push-handler.js';
 
 /** What the consumer does with a POST right now. */
 type ConsumerMode = 'up' | 'refusing' | 'silent';
@@ -31,58 +31,53 @@ export interface FeedConsumer {
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
- * The merchant's side of the push relay: an HTTP server on 127.0.0.1 that verifies every POST
- * with the stock Standard Webhooks library and records it by `webhook-id`. Its mode plays an
- * outage: `refusing` answers 503 (after reading the body), `silent` reads the body and never
- * answers (the relay times out); going back `up` drops the requests held in silence.
+ * The merchant's side of the push relay: the example consumer's push handler
+ * (examples/ledger-consumer), which verifies every POST with the stock Standard Webhooks
+ * library, on 127.0.0.1, recording each POST by `webhook-id` instead of storing it. Its mode
+ * plays an outage: `refusing` answers 503 (after reading the body), `silent` reads the body and
+ * never answers (the relay times out); going back `up` drops the requests held in silence.
  */
 export async function startFeedConsumer(): Promise<FeedConsumer> {
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
-  const verifier = new Webhook(secret);
   const posts: ConsumerPost[] = [];
-  const held = new Set<Socket>();
+  /** Each held request's release: its connection closed without an answer. */
+  const held = new Set<() => void>();
   let mode: ConsumerMode = 'up';
-
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        res.writeHead(413).end();
-        return;
-      }
-      chunks.push(chunk);
-    }
-    const raw = Buffer.concat(chunks).toString('utf8');
-    let verified = true;
-    try {
-      verifier.verify(raw, req.headers as Record<string, string>);
-    } catch {
-      verified = false;
-    }
-    const post: ConsumerPost = {
-      webhookId: String(req.headers['webhook-id'] ?? ''),
-      raw,
-      verified,
-      status: 0,
-      mode,
-    };
-    posts.push(post);
-    if (!verified) post.status = 400;
-    else if (mode === 'refusing') post.status = 503;
-    else if (mode === 'up') post.status = 204;
-    if (post.status !== 0) {
-      res.writeHead(post.status).end();
-      return;
-    }
-    held.add(req.socket);
-    req.socket.once('close', () => held.delete(req.socket));
+  const release = () => {
+    for (const drop of held) drop();
+    held.clear();
   };
+  const quiet = () => {};
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => res.destroy());
+  const handler = createPushHandler({
+    secrets: [secret],
+    maxBodyBytes: MAX_BODY_BYTES,
+    log: { info: quiet, warn: quiet, error: quiet },
+    onRefused: ({ raw, webhookId, status }) => {
+      posts.push({
+        webhookId: webhookId ?? '',
+        raw: raw.toString('utf8'),
+        verified: false,
+        status,
+        mode,
+      });
+    },
+    onVerified: ({ raw, webhookId }) => {
+      const post: ConsumerPost = {
+        webhookId,
+        raw: raw.toString('utf8'),
+        verified: true,
+        status: 0,
+        mode,
+      };
+      posts.push(post);
+      if (mode === 'refusing') post.status = 503;
+      else if (mode === 'up') post.status = 204;
+      if (post.status !== 0) return Promise.resolve({ status: post.status });
+      return new Promise((resolve) => held.add(() => resolve(null)));
+    },
   });
+  const server = createServer(handler);
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
@@ -91,15 +86,12 @@ export async function startFeedConsumer(): Promise<FeedConsumer> {
     secret,
     setMode: (next) => {
       mode = next;
-      if (next !== 'silent') {
-        for (const socket of held) socket.destroy();
-        held.clear();
-      }
+      if (next !== 'silent') release();
     },
     posts: () => posts,
     close: () =>
       new Promise<void>((resolve) => {
-        for (const socket of held) socket.destroy();
+        release();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

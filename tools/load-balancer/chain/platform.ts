@@ -1,4 +1,3 @@
-import { findEventModel } from '../../../src/receiver/index.ts';
 import { HttpCallError, httpCall } from '../../../src/lib/http-client.ts';
 import { PUBLIC_KEY_PATH } from '../../../src/lib/platform-key.ts';
 import { basicApiKey } from '../../sandbox/core/client.ts';
@@ -13,7 +12,15 @@ export const MACCOUNT = '6279059700000001';
 const SANDBOX_ANSWER_BYTES = 1024 * 1024;
 
 /** The events the chain subscribes to, each with a payment of its own. */
-export type ChainEvent = 'NPPReceivePayment' | 'PayToReceivePayment' | 'InboundDirectCredit';
+export const CHAIN_EVENTS = [
+  'NPPReceivePayment',
+  'PayToReceivePayment',
+  'InboundDirectCredit',
+] as const;
+type ChainEvent = (typeof CHAIN_EVENTS)[number];
+
+/** Records in each InboundDirectCredit batch the chain makes. */
+const DIRECT_CREDITS_PER_BATCH = 2;
 
 export interface Platform {
   url: string;
@@ -110,47 +117,4 @@ export async function startPlatform(
       return done;
     },
   };
-}
-
-/** Records in each InboundDirectCredit batch the chain makes. */
-const DIRECT_CREDITS_PER_BATCH = 2;
-
-/**
- * Whether the chain can include InboundDirectCredit: the body the sandbox sends for it (asked
- * for before anything is subscribed, so nobody is notified) must parse with the receiver's own
- * model, and the receivers' migrations must have made its table. Undefined when it can;
- * otherwise why not (the chain then leaves the event out rather than count a mismatch between
- * two works in progress as a loss).
- */
-export async function directCreditUnsupported(
-  platform: Platform,
-  tableExists: (table: string) => Promise<boolean>,
-): Promise<string | undefined> {
-  const model = findEventModel('InboundDirectCredit');
-  if (!model) return 'the receiver has no model for it';
-  const response = await httpCall({
-    url: new URL('/sandbox/payments', platform.url),
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({
-      event: 'InboundDirectCredit',
-      amount: '1.00',
-      count: DIRECT_CREDITS_PER_BATCH,
-    }),
-    timeoutMs: 10_000,
-    maxResponseBytes: SANDBOX_ANSWER_BYTES,
-  });
-  const answer = JSON.parse(response.body.toString('utf8')) as {
-    payment?: unknown;
-    statusDescription?: string;
-  };
-  if (response.status !== 200 || answer.payment === undefined)
-    return `the sandbox refused to make one (${response.status} ${answer.statusDescription ?? ''})`;
-  const parsed = model.parse(answer.payment);
-  if (!parsed.ok) {
-    const first = parsed.problems[0];
-    return `the sandbox's body is not the receiver's shape (${first ? `${first.path || 'body'}: ${first.message}` : 'refused'})`;
-  }
-  if (!(await tableExists('direct_credits'))) return 'the database has no direct_credits table';
-  return undefined;
 }

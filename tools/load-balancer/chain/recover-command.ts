@@ -1,8 +1,5 @@
-import { spawn } from 'node:child_process';
 import type { Cleanup } from '../core/cleanup.ts';
-import { projectDir } from '../../../src/lib/project-dir.ts';
-
-const PROJECT_DIR = projectDir();
+import { spawnMain } from '../core/processes.ts';
 
 /** The part of the command's JSON summary the chain reads (src/platform/recovery/run-recovery.ts). */
 interface RecoverySummary {
@@ -44,19 +41,7 @@ export function runRecoverCommand(
   cleanup: Cleanup,
 ): Promise<RecoverOutcome> {
   const started = performance.now();
-  const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'];
-  const base = Object.fromEntries(
-    keep.flatMap((key) => (process.env[key] ? [[key, process.env[key]] as const] : [])),
-  );
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'recover', ...args],
-    {
-      cwd: PROJECT_DIR,
-      env: { ...base, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawnMain(['recover', ...args], env);
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => out.push(chunk));

@@ -1,23 +1,15 @@
-import http from 'node:http';
+import type http from 'node:http';
+import { postBytes } from '../../common/post-delivery.ts';
 
 /** What one attempt got: an HTTP answer, or a network error code. */
 export interface Answer {
   status?: number;
   error?: string;
   body: string;
-  /** nginx's X-Upstream: the instance(s) that handled it ("a, b" when nginx tried both). */
-  upstream?: string;
-  requestId?: string;
+  /** nginx's X-Upstream: the instances that handled it, in order (two when nginx re-sent it). */
+  upstreams: string[];
   startedAt: number;
   endedAt: number;
-}
-
-export interface PostOptions {
-  url: URL;
-  headers: Record<string, string>;
-  body: Buffer;
-  agent: http.Agent;
-  timeoutMs: number;
 }
 
 /**
@@ -26,49 +18,43 @@ export interface PostOptions {
  */
 export const SENDER_ADDRESS = '127.0.0.2';
 
-export function post(o: PostOptions): Promise<Answer> {
+/** One POST from the sender's address; never rejects: a network error is an answer too. */
+export async function post(o: {
+  url: URL;
+  headers: Record<string, string>;
+  body: Buffer;
+  agent: http.Agent;
+  timeoutMs: number;
+}): Promise<Answer> {
   const startedAt = performance.now();
-  return new Promise((resolve) => {
-    let settled = false;
-    const finish = (answer: Omit<Answer, 'startedAt' | 'endedAt'>) => {
-      if (settled) return;
-      settled = true;
-      resolve({ ...answer, startedAt, endedAt: performance.now() });
+  try {
+    const answer = await postBytes(o.url, { ...o, localAddress: SENDER_ADDRESS });
+    const upstream = answer.headers['x-upstream'];
+    return {
+      status: answer.status,
+      body: answer.body.toString('utf8'),
+      upstreams: [upstream ?? []]
+        .flat()
+        .join(',')
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+      startedAt,
+      endedAt: performance.now(),
     };
-    const req = http.request(
-      o.url,
-      {
-        method: 'POST',
-        agent: o.agent,
-        localAddress: SENDER_ADDRESS,
-        headers: { ...o.headers, 'Content-Length': String(o.body.length) },
-        timeout: o.timeoutMs,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', (error: NodeJS.ErrnoException) =>
-          finish({ error: error.code ?? error.message, body: '' }),
-        );
-        res.on('end', () =>
-          finish({
-            status: res.statusCode ?? 0,
-            body: Buffer.concat(chunks).toString('utf8'),
-            ...header('upstream', res.headers['x-upstream']),
-            ...header('requestId', res.headers['x-request-id']),
-          }),
-        );
-      },
-    );
-    req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
-    req.on('error', (error: NodeJS.ErrnoException) =>
-      finish({ error: error.code ?? error.message, body: '' }),
-    );
-    req.end(o.body);
-  });
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    return {
+      error: code ?? message,
+      body: '',
+      upstreams: [],
+      startedAt,
+      endedAt: performance.now(),
+    };
+  }
 }
 
-function header<K extends string>(key: K, value: string | string[] | undefined) {
-  const text = Array.isArray(value) ? value.join(', ') : value;
-  return (text === undefined ? {} : { [key]: text }) as Partial<Record<K, string>>;
+/** The instance that gave the answer (the last nginx tried), if nginx said. */
+export function answeredBy(answer: Answer | undefined): string | undefined {
+  return answer?.upstreams.at(-1);
 }

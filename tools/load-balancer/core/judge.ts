@@ -1,55 +1,108 @@
 import { SENDER_ADDRESS } from './http-post.ts';
+import { check, histogram, tally, type Check, type FigureRow } from './report.ts';
 import { outcomeOf, type Send } from './sender.ts';
-import type { StoredRows } from './stored.ts';
+import type { ExpectedDelivery, StoredRows } from './store.ts';
 
-export interface Check {
-  name: string;
-  ok: boolean;
-  detail?: string;
+/**
+ * The one judge of what every scenario leaves in the database, whoever sent it (the harness's
+ * sender in A to C, the sandbox in D): each delivery stored exactly once, with the bytes sent;
+ * each business row once, by its key, in its table, pointing at its delivery; nothing else.
+ */
+
+export function judgeStorage(
+  expected: readonly ExpectedDelivery[],
+  stored: StoredRows,
+): { figures: FigureRow[]; checks: Check[] } {
+  const sent = new Map(expected.map((delivery) => [delivery.webhookId, delivery]));
+  let storedOnce = 0;
+  let lost = 0;
+  let wrongBody = 0;
+  for (const delivery of sent.values()) {
+    const rows = stored.deliveries.get(delivery.webhookId) ?? [];
+    if (rows.length === 1) storedOnce += 1;
+    if (rows.length === 0) lost += 1;
+    const differs = (row: { sha256: string; eventName: string }) =>
+      row.sha256 !== delivery.sha256 || row.eventName !== delivery.eventName;
+    if (rows.some(differs)) wrongBody += 1;
+  }
+  const allRows = [...stored.deliveries.values()].flat();
+  const foreign = [...stored.deliveries.keys()].filter((id) => !sent.has(id)).length;
+  const doubles =
+    allRows.length -
+    stored.deliveries.size +
+    (allRows.length - new Set(allRows.map((row) => row.sha256)).size) +
+    (stored.business.length -
+      new Set(stored.business.map((row) => `${row.table}/${row.key}`)).size);
+
+  const wanted = [...sent.values()].flatMap((delivery) =>
+    delivery.rows.map((row) => ({ ...row, webhookId: delivery.webhookId })),
+  );
+  const found = new Map<string, { webhookId: string }[]>();
+  const tables = new Map<string, number>();
+  for (const row of stored.business) {
+    tally(tables, row.table);
+    const key = `${row.table}/${row.key}`;
+    found.set(key, [...(found.get(key) ?? []), row]);
+  }
+  const keyedOnce = wanted.filter((row) => {
+    const rows = found.get(`${row.table}/${row.key}`) ?? [];
+    return rows.length === 1 && rows[0]?.webhookId === row.webhookId;
+  }).length;
+  const distinctWanted = new Set(wanted.map((row) => `${row.table}/${row.key}`)).size;
+
+  return {
+    figures: [
+      ['distinct deliveries (Webhookids)', sent.size],
+      ['rows stored (webhook_deliveries)', `${allRows.length} (${storedOnce} once)`],
+      [
+        'business rows stored / distinct keys sent',
+        `${stored.business.length} / ${distinctWanted} (${histogram(tables) || '-'})`,
+      ],
+      ['quarantined / conflicts', `${stored.quarantined} / ${stored.conflicts}`],
+      ['lost', lost],
+    ],
+    checks: [
+      check(
+        'nothing lost: every delivery stored exactly once by Webhookid',
+        storedOnce === sent.size,
+        `${storedOnce} of ${sent.size}, ${lost} lost`,
+      ),
+      check(
+        'every stored body is the bytes sent, under its event name',
+        wrongBody === 0,
+        `${wrongBody} differ`,
+      ),
+      check(
+        'nothing stored that was not sent, nothing twice',
+        foreign === 0 && doubles === 0,
+        `${foreign} foreign, ${doubles} doubled`,
+      ),
+      check(
+        'every payment and rejection stored exactly once by its key, in its table, with its Webhookid',
+        keyedOnce === wanted.length &&
+          distinctWanted === wanted.length &&
+          stored.business.length === wanted.length,
+        `${keyedOnce} of ${wanted.length}; ${stored.business.length} rows`,
+      ),
+      check(
+        'nothing quarantined, no conflicts',
+        stored.quarantined === 0 && stored.conflicts === 0,
+        `${stored.quarantined} / ${stored.conflicts}`,
+      ),
+    ],
+  };
 }
 
-/** The figures every scenario prints, from what the sender saw and what the database holds. */
-export interface Figures {
-  sent: number;
-  distinct: number;
-  firstTry: Map<string, number>;
-  retry: Map<string, number>;
-  answered200: number;
-  duplicatesAbsorbed: number;
-  rowsStored: number;
-  failedFirstTry: number;
-  retried: number;
-  storedAfterRetry: number;
-  /** Distinct deliveries with no row: what the platform would have lost for good. */
-  lost: number;
-  /** Sends that got a 200 on some attempt though their delivery has no row. */
-  okWithoutRow: number;
-  /** Deliveries whose every answer was a failure, yet the row exists (committed, then cut off). */
-  storedDespiteFailure: number;
-  /** Attempts nginx sent to the second instance after the first failed. */
-  nginxRetries: number;
-  fourXX: number;
-  paymentsStored: number;
-  paymentsExpected: number;
-  rejectionsStored: number;
-  rejectionsExpected: number;
-  /** Rows of deliveries the sender never sent, or with a body other than the one sent. */
-  foreignRows: number;
-  doubles: number;
-  quarantined: number;
-  /** Rows whose request_id is one the sender set (X-Request-Id passed through nginx). */
-  requestIdKept: number;
-  /** Rows whose remote_address is the sender's (X-Forwarded-For passed through nginx). */
-  forwardedForKept: number;
-}
-
-export function figuresOf(sends: Send[], stored: StoredRows): Figures {
-  const deliveries = new Map(sends.map((send) => [send.delivery.webhookId, send.delivery]));
+/**
+ * A to C: what the harness's sender saw (every attempt's answer) against what is stored, then
+ * the storage itself. The counts A checks besides are returned too.
+ */
+export function judgeLoad(sends: Send[], stored: StoredRows, withRetry: boolean) {
+  const isStored = (id: string) => stored.deliveries.has(id);
   const requestIds = new Map<string, Set<string>>();
-  const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
   const firstTry = new Map<string, number>();
   const retry = new Map<string, number>();
-  const failedDeliveries = new Map<string, boolean>();
+  const failedThroughout = new Map<string, boolean>();
   let answered200 = 0;
   let duplicatesAbsorbed = 0;
   let okWithoutRow = 0;
@@ -57,99 +110,70 @@ export function figuresOf(sends: Send[], stored: StoredRows): Figures {
   let fourXX = 0;
   for (const send of sends) {
     const id = send.delivery.webhookId;
-    const ids = requestIds.get(id) ?? new Set<string>();
-    send.requestIds.forEach((requestId) => ids.add(requestId));
-    requestIds.set(id, ids);
-    count(firstTry, outcomeOf(send.attempts[0]));
-    if (send.attempts.length > 1) count(retry, outcomeOf(send.attempts[1]));
+    requestIds.set(id, new Set([...(requestIds.get(id) ?? []), ...send.requestIds]));
+    tally(firstTry, outcomeOf(send.attempts[0]));
+    if (send.attempts.length > 1) tally(retry, outcomeOf(send.attempts[1]));
     const got200 = send.attempts.some((answer) => answer.status === 200);
-    failedDeliveries.set(id, (failedDeliveries.get(id) ?? true) && !got200);
+    failedThroughout.set(id, (failedThroughout.get(id) ?? true) && !got200);
     if (got200) answered200 += 1;
-    if (got200 && !stored.deliveries.has(id)) okWithoutRow += 1;
+    if (got200 && !isStored(id)) okWithoutRow += 1;
     for (const answer of send.attempts) {
       if (answer.body.includes('Delivery already received')) duplicatesAbsorbed += 1;
-      if (answer.upstream?.includes(',')) nginxRetries += 1;
+      // nginx sent the attempt to the second instance after the first failed.
+      if (answer.upstreams.length > 1) nginxRetries += 1;
       if (answer.status !== undefined && answer.status >= 400 && answer.status < 500) fourXX += 1;
     }
   }
-  const retriedSends = sends.filter((send) => send.attempts.length > 1);
-  const all = [...deliveries.values()];
-  const rows = [...stored.deliveries.entries()];
-  return {
-    sent: sends.length,
-    distinct: deliveries.size,
-    firstTry,
-    retry,
-    answered200,
-    duplicatesAbsorbed,
-    rowsStored: stored.deliveries.size,
-    failedFirstTry: sends.filter((send) => send.attempts[0]?.status !== 200).length,
-    retried: retriedSends.length,
-    storedAfterRetry: retriedSends.filter(
-      (send) => send.attempts[1]?.status === 200 && stored.deliveries.has(send.delivery.webhookId),
-    ).length,
-    lost: all.filter((delivery) => !stored.deliveries.has(delivery.webhookId)).length,
-    okWithoutRow,
-    storedDespiteFailure: [...failedDeliveries.entries()].filter(
-      ([id, failed]) => failed && stored.deliveries.has(id),
-    ).length,
-    nginxRetries,
-    fourXX,
-    paymentsStored: stored.payments.size,
-    paymentsExpected: new Set(all.flatMap((delivery) => delivery.transactionIds)).size,
-    rejectionsStored: stored.rejections.size,
-    rejectionsExpected: new Set(all.flatMap((delivery) => delivery.rejectionIds)).size,
-    foreignRows: rows.filter(([id, row]) => deliveries.get(id)?.sha256 !== row.sha256).length,
-    doubles: stored.doubles,
-    quarantined: stored.quarantined,
-    requestIdKept: rows.filter(
-      ([id, row]) => row.requestId && requestIds.get(id)?.has(row.requestId),
-    ).length,
-    forwardedForKept: rows.filter(([, row]) => row.remoteAddress === SENDER_ADDRESS).length,
-  };
-}
-
-/** What must hold in every scenario: nothing lost, nothing twice, no 4xx, every 200 backed by a row. */
-export function storageChecks(f: Figures): Check[] {
-  return [
-    check('no 400/401/4xx answer to a genuine delivery', f.fourXX === 0, `${f.fourXX} seen`),
-    check('every 200 has its row', f.okWithoutRow === 0, `${f.okWithoutRow} without`),
-    check('nothing lost: every delivery stored', f.lost === 0, `${f.lost} lost`),
-    check(
-      'rows stored == distinct Webhookids',
-      f.rowsStored === f.distinct,
-      `${f.rowsStored} vs ${f.distinct}`,
-    ),
-    check(
-      'npp_payments == distinct TransactionIds',
-      f.paymentsStored === f.paymentsExpected,
-      `${f.paymentsStored} vs ${f.paymentsExpected}`,
-    ),
-    check(
-      'credit_rejections == distinct rejection ids',
-      f.rejectionsStored === f.rejectionsExpected,
-      `${f.rejectionsStored} vs ${f.rejectionsExpected}`,
-    ),
-    check('nothing stored twice', f.doubles === 0, `${f.doubles} doubles`),
-    check(
-      'no row with a body or id the sender did not send',
-      f.foreignRows === 0,
-      `${f.foreignRows}`,
-    ),
-    check('nothing quarantined', f.quarantined === 0, `${f.quarantined}`),
+  const failedFirstTry = sends.filter((send) => send.attempts[0]?.status !== 200).length;
+  const retried = sends.filter((send) => send.attempts.length > 1);
+  const storedAfterRetry = retried.filter(
+    (send) => send.attempts[1]?.status === 200 && isStored(send.delivery.webhookId),
+  ).length;
+  // Every answer a failure, yet the row exists: committed, then the answer was cut off.
+  const storedDespiteFailure = [...failedThroughout].filter(
+    ([id, failed]) => failed && isStored(id),
+  ).length;
+  const rows = [...stored.deliveries].flatMap(([id, list]) => list.map((row) => ({ id, ...row })));
+  const requestIdKept = rows.filter(
+    (row) => row.requestId && requestIds.get(row.id)?.has(row.requestId),
+  ).length;
+  const forwardedForKept = rows.filter((row) => row.remoteAddress === SENDER_ADDRESS).length;
+  const storage = judgeStorage(
+    sends.map((send) => send.delivery),
+    stored,
+  );
+  const figures: FigureRow[] = [
+    ['sent (first tries, duplicates included)', sends.length],
+    ['answered 200 (on some attempt)', answered200],
+    ['first-try answers by status', histogram(firstTry)],
+    ...(withRetry
+      ? ([
+          ['failed first try', failedFirstTry],
+          ['retried (once, by the sender)', retried.length],
+          ['retry answers by status', retried.length > 0 ? histogram(retry) : '-'],
+          ['stored after retry', storedAfterRetry],
+        ] as const)
+      : []),
+    ['nginx re-sent to the other instance', nginxRetries],
+    ['duplicates absorbed (200 "already received")', duplicatesAbsorbed],
+    ['stored although every answer was a failure', storedDespiteFailure],
+    ['200 without a row', okWithoutRow],
+    ...storage.figures,
+  ];
+  const checks: Check[] = [
+    check('no 400/401/4xx answer to a genuine delivery', fourXX === 0, `${fourXX} seen`),
+    check('every 200 has its row', okWithoutRow === 0, `${okWithoutRow} without`),
     check(
       'X-Request-Id reaches the receiver through nginx',
-      f.requestIdKept === f.rowsStored,
-      `${f.requestIdKept} of ${f.rowsStored} rows`,
+      requestIdKept === rows.length,
+      `${requestIdKept} of ${rows.length} rows`,
     ),
     check(
       `X-Forwarded-For reaches the receiver (remote_address ${SENDER_ADDRESS})`,
-      f.forwardedForKept === f.rowsStored,
-      `${f.forwardedForKept} of ${f.rowsStored} rows`,
+      forwardedForKept === rows.length,
+      `${forwardedForKept} of ${rows.length} rows`,
     ),
+    ...storage.checks,
   ];
-}
-
-export function check(name: string, ok: boolean, detail?: string): Check {
-  return detail === undefined ? { name, ok } : { name, ok, detail };
+  return { figures, checks, answers: { answered200, failedFirstTry, duplicatesAbsorbed } };
 }

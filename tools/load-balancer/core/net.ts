@@ -1,10 +1,7 @@
 import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export { freePort } from '../../common/free-port.ts';
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 /** Status of a GET, or undefined when nothing answered (refused, reset, timed out). */
 export function getStatus(url: string, timeoutMs = 1000): Promise<number | undefined> {

@@ -1,8 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { getStatus, waitFor } from './net.ts';
 import { projectDir } from '../../../src/lib/project-dir.ts';
 
 const PROJECT_DIR = projectDir();
+
+type MainProcess = ChildProcessByStdio<null, Readable, Readable>;
 const START_TIMEOUT_MS = 60_000;
 
 /**
@@ -34,21 +37,17 @@ export function createReceiver(
 ): Receiver {
   const chunks: string[] = [];
   let env = { ...initialEnv };
-  let child: ChildProcess | undefined;
+  let child: MainProcess | undefined;
   let exited: Promise<number | null> = Promise.resolve(null);
   const baseUrl = `http://127.0.0.1:${port}`;
 
   const start = async () => {
     if (child) throw new Error(`${name} is already running`);
-    const running = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
-      cwd: PROJECT_DIR,
-      env: { ...baseEnv(), ...env, PORT: String(port), HOST: '127.0.0.1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const running = spawnMain(['serve'], { ...env, PORT: String(port), HOST: '127.0.0.1' });
     child = running;
     chunks.push(`--- ${name} started (pid ${running.pid}) ---\n`);
-    running.stdout?.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
-    running.stderr?.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
+    running.stdout.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
+    running.stderr.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
     exited = new Promise((resolve) =>
       running.once('exit', (code, signal) => {
         chunks.push(`--- ${name} exited (code ${code}, signal ${signal}) ---\n`);
@@ -86,12 +85,20 @@ export function createReceiver(
   };
 }
 
-/** Only what node and tsx need from the harness's environment; the rest is explicit. */
-function baseEnv(): Record<string, string> {
+/**
+ * `node --import tsx src/cli/main.ts <args>` from the repository, as an operator runs it:
+ * configured only through `env` (of the harness's environment only what node and tsx need).
+ */
+export function spawnMain(args: string[], env: Record<string, string>): MainProcess {
   const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'];
-  return Object.fromEntries(
+  const base = Object.fromEntries(
     keep.flatMap((key) => (process.env[key] ? [[key, process.env[key]] as const] : [])),
   );
+  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: PROJECT_DIR,
+    env: { ...base, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 function tail(chunks: string[]): string {

@@ -1,4 +1,13 @@
-import type { Check, Figures } from './judge.ts';
+/** One line of a scenario's verdict. */
+export interface Check {
+  name: string;
+  ok: boolean;
+  detail?: string;
+}
+
+export function check(name: string, ok: boolean, detail?: string): Check {
+  return detail === undefined ? { name, ok } : { name, ok, detail };
+}
 
 export type FigureRow = readonly [label: string, value: string | number];
 
@@ -13,40 +22,17 @@ export function passed(result: ScenarioResult): boolean {
   return result.checks.every((c) => c.ok);
 }
 
-/** The figures the issue asks every scenario to print; retry figures only where the sender retries. */
-export function standardFigures(f: Figures, withRetry: boolean): FigureRow[] {
-  const rows: FigureRow[] = [
-    ['sent (first tries, duplicates included)', f.sent],
-    ['answered 200 (on some attempt)', f.answered200],
-    ['first-try answers by status', histogram(f.firstTry)],
-  ];
-  if (withRetry) {
-    rows.push(
-      ['failed first try', f.failedFirstTry],
-      ['retried (once, by the sender)', f.retried],
-      ['retry answers by status', f.retried > 0 ? histogram(f.retry) : '-'],
-      ['stored after retry', f.storedAfterRetry],
-    );
-  }
-  rows.push(
-    ['nginx re-sent to the other instance', f.nginxRetries],
-    ['distinct deliveries (Webhookids)', f.distinct],
-    ['rows stored (webhook_deliveries)', f.rowsStored],
-    ['npp_payments / distinct TransactionIds', `${f.paymentsStored} / ${f.paymentsExpected}`],
-    ['credit_rejections / distinct ids', `${f.rejectionsStored} / ${f.rejectionsExpected}`],
-    ['duplicates absorbed (200 "already received")', f.duplicatesAbsorbed],
-    ['stored although every answer was a failure', f.storedDespiteFailure],
-    ['200 without a row', f.okWithoutRow],
-    ['lost', f.lost],
-  );
-  return rows;
-}
-
+/** Counts by key ("200: 927, 500: 754"), keys in order. */
 export function histogram(counts: Map<string, number>): string {
   return [...counts.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([status, n]) => `${status}: ${n}`)
     .join(', ');
+}
+
+/** Adds one to `key`'s count. */
+export function tally(counts: Map<string, number>, key: string): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
 }
 
 export function printResult(result: ScenarioResult, out: (line: string) => void): void {

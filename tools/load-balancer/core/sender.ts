@@ -1,6 +1,6 @@
 import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { post, type Answer } from './http-post.ts';
-import { sleep } from './net.ts';
 import type { PlannedDelivery } from './workload.ts';
 
 /** One send of a delivery (a duplicate is another send of the same delivery) and its answers. */
@@ -36,7 +36,6 @@ export interface LoadOptions {
 
 export async function runLoad(o: LoadOptions): Promise<Send[]> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: o.concurrency * 2 });
-  const url = (delivery: PlannedDelivery) => new URL(`/webhooks/${delivery.event}`, o.baseUrl);
   const sends: Send[] = [];
   const retries: Promise<void>[] = [];
   const startedAt = performance.now();
@@ -45,17 +44,11 @@ export async function runLoad(o: LoadOptions): Promise<Send[]> {
     const requestId = `${o.label}-${send.delivery.webhookId}-${send.copy}-${send.attempts.length}`;
     send.requestIds.push(requestId);
     const answer = await post({
-      url: url(send.delivery),
+      url: webhookUrl(o.baseUrl, send.delivery),
       agent,
       timeoutMs: o.timeoutMs ?? 20_000,
       body: send.delivery.body,
-      headers: {
-        'Content-Type': 'application/json',
-        Webhookid: send.delivery.webhookId,
-        Authorisation: o.secret,
-        'Verification-Signature': send.delivery.signature,
-        'X-Request-Id': requestId,
-      },
+      headers: deliveryHeaders(send.delivery, o.secret, send.delivery.signature, requestId),
     });
     o.onBody(answer.body);
     send.attempts.push(answer);
@@ -84,6 +77,26 @@ export async function runLoad(o: LoadOptions): Promise<Send[]> {
     agent.destroy();
   }
   return sends;
+}
+
+export function webhookUrl(baseUrl: string, delivery: PlannedDelivery): URL {
+  return new URL(`/webhooks/${delivery.eventName}`, baseUrl);
+}
+
+/** The platform's headers for `delivery`, with this secret and signature (a probe forges one). */
+export function deliveryHeaders(
+  delivery: PlannedDelivery,
+  secret: string,
+  signature: string,
+  requestId: string,
+): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    Webhookid: delivery.webhookId,
+    Authorisation: secret,
+    'Verification-Signature': signature,
+    'X-Request-Id': requestId,
+  };
 }
 
 /** Status of an attempt for counting: the HTTP status, or the network error's code. */

@@ -11,7 +11,7 @@ import { createLeakDetector, type LeakDetector } from './leaks.ts';
 import { freePort } from './net.ts';
 import { startNginx } from './nginx.ts';
 import { createReceiver, type Receiver } from './processes.ts';
-import { openStore, type Store } from './stored.ts';
+import { openStore, type Store } from './store.ts';
 
 const BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 const RECEIVER_NAMES = ['receiver-1', 'receiver-2'];
@@ -26,8 +26,6 @@ export interface Stack {
   secret: string;
   signer: SigningKeyPair;
   leaks: LeakDetector;
-  /** The run's database, straight (not through the fault proxy). */
-  databaseUrl: string;
   /** What every receiver is started with (through the fault proxy), METRICS_PORT aside. */
   receiverEnv: Readonly<Record<string, string>>;
   /** Every log the run produced, by source. */
@@ -117,7 +115,6 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     secret,
     signer,
     leaks: createLeakDetector(secret),
-    databaseUrl: database.url,
     receiverEnv: env,
     logs: () => [
       ...receivers.map((receiver) => ({ source: receiver.name, text: receiver.output() })),

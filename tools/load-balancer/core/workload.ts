@@ -1,15 +1,12 @@
 import { createHash, type KeyObject } from 'node:crypto';
 import { signBody } from '../../common/signing.ts';
+import type { ExpectedDelivery } from './store.ts';
 
 /** One notification as the platform would send it, with what it should leave in the database. */
-export interface PlannedDelivery {
-  webhookId: string;
-  event: 'NPPReceivePayment' | 'InboundDirectCreditRejections';
+export interface PlannedDelivery extends ExpectedDelivery {
+  eventName: 'NPPReceivePayment' | 'InboundDirectCreditRejections';
   body: Buffer;
   signature: string;
-  sha256: string;
-  transactionIds: string[];
-  rejectionIds: string[];
 }
 
 export interface WorkloadOptions {
@@ -41,21 +38,19 @@ export function createWorkload(o: WorkloadOptions): () => PlannedDelivery {
     o.onSignature(signature);
     return {
       webhookId,
-      event: planned.event,
+      eventName: planned.eventName,
       body,
       signature,
       sha256: createHash('sha256').update(body).digest('hex'),
-      transactionIds: planned.transactionIds,
-      rejectionIds: planned.rejectionIds,
+      rows: planned.rows,
     };
   };
 }
 
 function payment(transactionId: string, sequence: number) {
   return {
-    event: 'NPPReceivePayment' as const,
-    transactionIds: [transactionId],
-    rejectionIds: [],
+    eventName: 'NPPReceivePayment' as const,
+    rows: [{ table: 'npp_payments', key: transactionId }],
     json: {
       TransactionId: transactionId,
       EndToEndId: `E2E${sequence}`,
@@ -74,9 +69,8 @@ function payment(transactionId: string, sequence: number) {
 function rejections(prefix: string) {
   const ids = [`${prefix}-1`, `${prefix}-2`];
   return {
-    event: 'InboundDirectCreditRejections' as const,
-    transactionIds: [],
-    rejectionIds: ids,
+    eventName: 'InboundDirectCreditRejections' as const,
+    rows: ids.map((key) => ({ table: 'credit_rejections', key })),
     json: ids.map((id, index) => ({
       id,
       batchId: 5512,

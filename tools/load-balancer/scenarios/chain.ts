@@ -1,23 +1,24 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { signBody } from '../../common/signing.ts';
 import { sydneyDay } from '../../../src/lib/sydney-time.ts';
-import { openChainDatabase } from '../chain/chain-rows.ts';
 import { judgeChain } from '../chain/chain-judge.ts';
 import { startFeedConsumer } from '../chain/consumer.ts';
 import { readWholeFeed } from '../chain/feed-pages.ts';
-import {
-  directCreditUnsupported,
-  MACCOUNT,
-  startPlatform,
-  type ChainEvent,
-} from '../chain/platform.ts';
+import { MACCOUNT, startPlatform, CHAIN_EVENTS } from '../chain/platform.ts';
 import { runRecoverCommand, type RecoverOutcome } from '../chain/recover-command.ts';
-import { check, type Check } from '../core/judge.ts';
-import { freePort, sleep, waitFor } from '../core/net.ts';
-import type { FigureRow, ScenarioResult } from '../core/report.ts';
+import { freePort, waitFor } from '../core/net.ts';
+import { check, type Check, type FigureRow, type ScenarioResult } from '../core/report.ts';
 import type { ScenarioContext } from './context.ts';
-import { exitsSince, markOutputs } from './exits.ts';
-import { waitUntilReady, watchReadiness } from './readiness.ts';
+import { exitCheck, exitsSince, markOutputs } from './exits.ts';
+import {
+  cutChecks,
+  cutDatabase,
+  restartReceiver,
+  seconds,
+  type DatabaseCut,
+  type Restart,
+} from './faults.ts';
 
 /**
  * Where in the load (share of the payments made) each fault begins. The cut comes first, while
@@ -41,7 +42,6 @@ const FEED_HTTP_TIMEOUT_MS = 2000;
  */
 const FEED_WAIT_MS = FEED_HTTP_TIMEOUT_MS + 30_000 + 25_000;
 const RECOVER_TIMEOUT_MS = 90_000;
-const RECOVERY_LIMIT_MS = 10_000;
 const SUBSCRIBER_TIMEOUT_MS = 10_000;
 
 /**
@@ -62,11 +62,14 @@ export async function wholeChain(context: ScenarioContext): Promise<ScenarioResu
   const platform = await startPlatform({ retryDelayMs: options.retryDelayMs, apiKey }, cleanup);
   const consumer = await startFeedConsumer();
   cleanup.defer('stop the feed consumer', () => consumer.close());
-  const db = openChainDatabase(stack.databaseUrl);
-  cleanup.defer('close the chain database pool', () => db.close());
+  const feedToken = randomBytes(24).toString('hex');
+  // No log or command output may hold these either (the secrets check, after all scenarios).
+  stack.leaks.addSecret('the feed secret', consumer.secret);
+  stack.leaks.addSecret("the feed secret's key", consumer.secret.slice('whsec_'.length));
+  stack.leaks.addSecret('the feed token', feedToken);
+  stack.leaks.addSecret('the API key', apiKey);
 
   // The receivers, restarted configured for the chain: the sandbox's key, the push relay.
-  const feedToken = randomBytes(24).toString('hex');
   const feedPorts = await Promise.all(stack.receivers.map(() => freePort()));
   await Promise.all(stack.receivers.map((receiver) => receiver.stop('SIGTERM')));
   await stack.store.clear();
@@ -93,14 +96,7 @@ export async function wholeChain(context: ScenarioContext): Promise<ScenarioResu
   );
   await Promise.all(stack.receivers.map((receiver) => receiver.start()));
   const marks = markOutputs(stack.receivers);
-  // InboundDirectCredit only once both the sandbox and the receiver model it the same way.
-  const directCredit = await directCreditUnsupported(platform, db.tableExists);
-  const events: ChainEvent[] = [
-    'NPPReceivePayment',
-    'PayToReceivePayment',
-    ...(directCredit === undefined ? (['InboundDirectCredit'] as const) : []),
-  ];
-  const leftOut = directCredit === undefined ? [] : [`InboundDirectCredit: ${directCredit}`];
+  const events = CHAIN_EVENTS;
   await platform.subscribe(stack.nginxUrl, events, stack.secret);
   const setupSeconds = (performance.now() - started) / 1000;
 
@@ -118,7 +114,7 @@ export async function wholeChain(context: ScenarioContext): Promise<ScenarioResu
         if (i >= total || aborted) return;
         await sleep(loadStarted + (i * 1000) / options.chainRate - performance.now());
         try {
-          await platform.pay(events[i % events.length] as ChainEvent, i);
+          await platform.pay(events[i % events.length] ?? 'NPPReceivePayment', i);
         } catch (error) {
           payFailures.push(error instanceof Error ? error.message : String(error));
         }
@@ -133,7 +129,6 @@ export async function wholeChain(context: ScenarioContext): Promise<ScenarioResu
       (total / options.chainRate) * 1000 + 60_000,
       20,
     );
-  const since = (t: number) => `${((performance.now() - t) / 1000).toFixed(2)} s`;
 
   // The faults, each when its share of the payments is made; their figures in this order.
   const facts: Record<'cut' | 'kill' | 'consumer', FigureRow | undefined> = {
@@ -142,40 +137,29 @@ export async function wholeChain(context: ScenarioContext): Promise<ScenarioResu
     consumer: undefined,
   };
   const gaveUpYet = () => platform.notifications().some((n) => n.status === 'Error');
-  let killExit: number | null | undefined;
-  let notReady: boolean[] = [];
-  let readyAfterMs: number | undefined;
+  let databaseCut: DatabaseCut | undefined;
+  let kill: Restart | undefined;
   const cut = (async () => {
     await reached(CUT_AT);
     const at = made;
-    const cutAt = performance.now();
-    stack.databaseProxy.cut();
-    try {
-      notReady = await watchReadiness(stack.receivers, options.outageMs);
-      const limit = performance.now() + CUT_EXTENSION_LIMIT_MS;
-      while (!gaveUpYet() && performance.now() < limit) await sleep(100);
-    } finally {
-      stack.databaseProxy.restore();
-    }
-    const lasted = Math.round(performance.now() - cutAt);
-    readyAfterMs = await waitUntilReady(stack.receivers, RECOVERY_LIMIT_MS);
+    databaseCut = await cutDatabase(stack, options.outageMs, {
+      extend: () => !gaveUpYet(),
+      extendLimitMs: CUT_EXTENSION_LIMIT_MS,
+    });
+    const ready = databaseCut.readyAfterMs;
     facts.cut = [
       'database cut off',
-      `after ${at} payments, for ${lasted} ms (--outage-ms ${options.outageMs}); every /readyz 200 again ${readyAfterMs === undefined ? 'never' : `${(readyAfterMs / 1000).toFixed(2)} s`} after`,
+      `after ${at} payments, for ${Math.round(databaseCut.lastedMs)} ms (--outage-ms ${options.outageMs}); every /readyz 200 again ${ready === undefined ? 'never' : seconds(ready)} after`,
     ];
   })();
-  const kill = (async () => {
+  const killing = (async () => {
     await reached(KILL_AT);
     await cut; // never start an instance (it migrates at start) while the database is cut off
     const at = made;
-    const killedAt = performance.now();
-    killExit = await victim.stop('SIGKILL');
-    const exitedIn = since(killedAt);
-    await sleep(250);
-    await victim.start();
+    kill = await restartReceiver(victim, 'SIGKILL');
     facts.kill = [
       `${victim.name} SIGKILLed`,
-      `after ${at} payments; exited in ${exitedIn}, code ${killExit}; ready again ${since(killedAt)} later`,
+      `after ${at} payments; exited in ${seconds(kill.exitedInMs)}, code ${kill.exitCode}; ready again ${seconds(kill.exitedInMs + kill.backAfterMs)} later`,
     ];
   })();
   const consumerDown = (async () => {
@@ -194,7 +178,7 @@ export async function wholeChain(context: ScenarioContext): Promise<ScenarioResu
       `after ${at} payments: ${options.consumerDownMs / 2} ms answering 503, then ${options.consumerDownMs / 2} ms not answering`,
     ];
   })();
-  const faults = await Promise.allSettled([cut, kill, consumerDown]);
+  const faults = await Promise.allSettled([cut, killing, consumerDown]);
   const failed = faults.find((f): f is PromiseRejectedResult => f.status === 'rejected');
   if (failed) aborted = true;
   await load;
@@ -209,7 +193,7 @@ export async function wholeChain(context: ScenarioContext): Promise<ScenarioResu
       .filter((n) => n.status !== 'Sent')
       .map((n) => n.webhookId),
   );
-  const storedBeforeRecovery = await db.storedWebhookIds();
+  const storedBeforeRecovery = await stack.store.storedWebhookIds();
 
   // Recovery: the real command, for the Sydney days of the run, as an operator runs it.
   const days = [...new Set(platform.notifications().map((n) => sydneyDay(n.createdAtMs)))].sort();
@@ -242,7 +226,7 @@ export async function wholeChain(context: ScenarioContext): Promise<ScenarioResu
     await waitFor(
       'every feed event sent',
       async () => {
-        const progress = await db.feedProgress();
+        const progress = await stack.store.feedProgress();
         return progress.total > 0 && (progress.unsent === 0 || progress.dead > 0);
       },
       FEED_WAIT_MS,
@@ -253,7 +237,7 @@ export async function wholeChain(context: ScenarioContext): Promise<ScenarioResu
   }
   const feedWaitSeconds = (performance.now() - feedWaitStarted) / 1000;
   const feed = await readWholeFeed(`http://127.0.0.1:${feedPorts[1]}`, feedToken);
-  const rows = await db.read();
+  const rows = await stack.store.read();
   const notifications = platform.notifications();
   for (const n of notifications) {
     for (const attempt of n.attempts) context.onBody(attempt.responseBody ?? '');
@@ -262,13 +246,6 @@ export async function wholeChain(context: ScenarioContext): Promise<ScenarioResu
   // The leak check (after all scenarios) looks for the sandbox's signatures too.
   const { privateKey } = platform.sandbox.deps.keys.current();
   for (const n of notifications) stack.leaks.addSignature(signBody(n.body, privateKey));
-  const secretsSeen = chainSecretsIn(
-    [
-      ...stack.receivers.map((receiver) => receiver.output()),
-      ...recoveries.flatMap((r) => [r.stdout, r.stderr]),
-    ],
-    [consumer.secret, consumer.secret.slice('whsec_'.length), feedToken, apiKey],
-  );
 
   const judged = judgeChain({
     notifications,
@@ -286,7 +263,6 @@ export async function wholeChain(context: ScenarioContext): Promise<ScenarioResu
 
   const figures: FigureRow[] = [
     ['events subscribed', events.join(', ')],
-    ...leftOut.map((line) => ['left out', line] as const),
     ['payments the sandbox made', `${made - payFailures.length} of ${total}`],
     [
       'load',
@@ -306,22 +282,10 @@ export async function wholeChain(context: ScenarioContext): Promise<ScenarioResu
     ),
     check(
       `${victim.name} was SIGKILLed (no exit code) and came back`,
-      killExit === null && victim.pid() !== undefined,
+      kill?.exitCode === null && victim.pid() !== undefined,
     ),
-    check(
-      'no other exit than the one caused',
-      exits.length === 1 &&
-        exits[0]?.startsWith(`${victim.name} exited (code null, signal SIGKILL)`) === true,
-      exits.join('; ') || 'none',
-    ),
-    check(
-      'readiness failed during the database cut',
-      notReady.length > 0 && notReady.every(Boolean),
-    ),
-    check(
-      `readiness back within ${RECOVERY_LIMIT_MS / 1000} s of the cut's end`,
-      readyAfterMs !== undefined,
-    ),
+    exitCheck(exits, `${victim.name} exited (code null, signal SIGKILL)`),
+    ...(databaseCut ? cutChecks(databaseCut) : []),
     check(
       'the consumer outage reached the relay (POSTs refused, then POSTs unanswered)',
       refused > 0 && unanswered > 0,
@@ -333,11 +297,6 @@ export async function wholeChain(context: ScenarioContext): Promise<ScenarioResu
       feedSettled,
       `${feedWaitSeconds.toFixed(1)} s`,
     ),
-    check(
-      'no log or command output holds the feed secret, the feed token or the API key',
-      secretsSeen.length === 0,
-      secretsSeen.join(', ') || undefined,
-    ),
   ];
   return {
     title: 'D. the whole chain (sandbox -> receivers -> feed -> consumer, then recovery)',
@@ -345,12 +304,4 @@ export async function wholeChain(context: ScenarioContext): Promise<ScenarioResu
     figures,
     checks,
   };
-}
-
-/** Which of `secrets` (by position: feed secret, its key, feed token, API key) any text holds. */
-function chainSecretsIn(texts: string[], secrets: string[]): string[] {
-  const names = ['the feed secret', "the feed secret's key", 'the feed token', 'the API key'];
-  return secrets.flatMap((secret, i) =>
-    texts.some((text) => text.includes(secret)) ? [names[i] ?? 'a secret'] : [],
-  );
 }

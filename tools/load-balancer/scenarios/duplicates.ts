@@ -1,9 +1,10 @@
-import { check, figuresOf, storageChecks } from '../core/judge.ts';
-import { standardFigures, type ScenarioResult } from '../core/report.ts';
+import { answeredBy } from '../core/http-post.ts';
+import { judgeLoad } from '../core/judge.ts';
+import { check, tally, type ScenarioResult } from '../core/report.ts';
 import { runLoad, type Send } from '../core/sender.ts';
 import type { PlannedDelivery } from '../core/workload.ts';
 import { workloadFor, type ScenarioContext } from './context.ts';
-import { exitsSince, markOutputs } from './exits.ts';
+import { exitCheck, exitsSince, markOutputs } from './exits.ts';
 import { sendHostileProbes } from './hostile-probes.ts';
 
 /**
@@ -30,7 +31,9 @@ export async function duplicatesAcrossInstances(context: ScenarioContext): Promi
   const loadSeconds = (performance.now() - started) / 1000;
   const probes = await sendHostileProbes(context, next);
   const stored = await stack.store.read();
-  const f = figuresOf(sends, stored);
+  const judged = judgeLoad(sends, stored, false);
+  const f = judged.answers;
+  const distinct = new Set(sends.map((send) => send.delivery.webhookId)).size;
   const groups = duplicateGroups(sends);
   const probesStored = probes.webhookIds.filter((id) => stored.deliveries.has(id)).length;
   const exits = exitsSince(stack.receivers, marks);
@@ -39,18 +42,18 @@ export async function duplicatesAcrossInstances(context: ScenarioContext): Promi
     title: 'A. duplicates across instances',
     seconds: (performance.now() - started) / 1000,
     figures: [
-      ...standardFigures(f, false),
-      ['throughput through nginx', `${Math.round(f.sent / loadSeconds)} deliveries/s`],
+      ...judged.figures,
+      ['throughput through nginx', `${Math.round(sends.length / loadSeconds)} deliveries/s`],
       ['duplicate groups answered by both instances', `${groups.split} of ${groups.total}`],
       ['hostile probes (bad secret / bad signature)', `${probes.sent}: ${probes.statuses}`],
     ],
     checks: [
-      check('every answer is 200', f.answered200 === f.sent && f.failedFirstTry === 0),
-      ...storageChecks(f),
+      check('every answer is 200', f.answered200 === sends.length && f.failedFirstTry === 0),
+      ...judged.checks,
       check(
         'duplicates absorbed == sends - distinct',
-        f.duplicatesAbsorbed === f.sent - f.distinct,
-        `${f.duplicatesAbsorbed} vs ${f.sent - f.distinct}`,
+        f.duplicatesAbsorbed === sends.length - distinct,
+        `${f.duplicatesAbsorbed} vs ${sends.length - distinct}`,
       ),
       check(
         'duplicates really landed on both instances',
@@ -59,7 +62,7 @@ export async function duplicatesAcrossInstances(context: ScenarioContext): Promi
       ),
       check('every hostile probe answered 401', probes.all401, probes.statuses),
       check('no hostile probe stored', probesStored === 0, `${probesStored} stored`),
-      check('no receiver exited', exits.length === 0, exits.join('; ') || undefined),
+      exitCheck(exits),
     ],
   };
 }
@@ -87,20 +90,19 @@ function plan(
 
 /** Deliveries sent more than once, and how many of them were answered by two instances. */
 function duplicateGroups(sends: Send[]): { total: number; split: number } {
-  const answeredBy = new Map<string, Set<string>>();
-  for (const send of sends) {
-    const upstream = send.attempts[0]?.upstream?.split(',').pop()?.trim();
-    const set = answeredBy.get(send.delivery.webhookId) ?? new Set<string>();
-    if (upstream) set.add(upstream);
-    answeredBy.set(send.delivery.webhookId, set);
-  }
+  const instances = new Map<string, Set<string>>();
   const copies = new Map<string, number>();
   for (const send of sends) {
-    copies.set(send.delivery.webhookId, (copies.get(send.delivery.webhookId) ?? 0) + 1);
+    const id = send.delivery.webhookId;
+    const set = instances.get(id) ?? new Set<string>();
+    const instance = answeredBy(send.attempts[0]);
+    if (instance) set.add(instance);
+    instances.set(id, set);
+    tally(copies, id);
   }
   const groups = [...copies.entries()].filter(([, n]) => n > 1).map(([id]) => id);
   return {
     total: groups.length,
-    split: groups.filter((id) => (answeredBy.get(id)?.size ?? 0) > 1).length,
+    split: groups.filter((id) => (instances.get(id)?.size ?? 0) > 1).length,
   };
 }

@@ -1,3 +1,4 @@
+import { check, type Check } from '../core/report.ts';
 import type { Receiver } from '../core/processes.ts';
 
 /** Where each receiver's output stood when a scenario began. */
@@ -28,4 +29,16 @@ export function exitsSince(receivers: Receiver[], marks: OutputMarks): string[] 
     }
     return exits;
   });
+}
+
+/** No exit at all, or (`caused`: how the one exit a scenario caused begins) only that one. */
+export function exitCheck(exits: string[], caused?: string): Check {
+  if (caused === undefined) {
+    return check('no receiver exited', exits.length === 0, exits.join('; ') || undefined);
+  }
+  return check(
+    'no other exit than the one caused',
+    exits.length === 1 && exits[0]?.startsWith(caused) === true,
+    exits.join('; ') || 'none',
+  );
 }

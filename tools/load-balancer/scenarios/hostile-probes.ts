@@ -1,7 +1,8 @@
 import http from 'node:http';
 import { signBody } from '../../common/signing.ts';
 import { post } from '../core/http-post.ts';
-import { histogram } from '../core/report.ts';
+import { histogram, tally } from '../core/report.ts';
+import { deliveryHeaders, webhookUrl } from '../core/sender.ts';
 import type { PlannedDelivery } from '../core/workload.ts';
 import type { ScenarioContext } from './context.ts';
 
@@ -38,21 +39,22 @@ export async function sendHostileProbes(
       );
       stack.leaks.addSignature(otherSignature);
       const answer = await post({
-        url: new URL(`/webhooks/${delivery.event}`, stack.nginxUrl),
+        url: webhookUrl(stack.nginxUrl, delivery),
         agent,
         timeoutMs: 10_000,
         body: delivery.body,
-        headers: {
-          'Content-Type': 'application/json',
-          Webhookid: delivery.webhookId,
-          Authorisation: wrongSecret ? `${stack.secret}x` : stack.secret,
-          'Verification-Signature': wrongSecret ? delivery.signature : otherSignature,
-          'X-Request-Id': `lb-probe-${delivery.webhookId}`,
-        },
+        headers: deliveryHeaders(
+          delivery,
+          wrongSecret ? `${stack.secret}x` : stack.secret,
+          wrongSecret ? delivery.signature : otherSignature,
+          `lb-probe-${delivery.webhookId}`,
+        ),
       });
       context.onBody(answer.body);
-      const key = answer.status !== undefined ? String(answer.status) : `error ${answer.error}`;
-      statuses.set(key, (statuses.get(key) ?? 0) + 1);
+      tally(
+        statuses,
+        answer.status !== undefined ? String(answer.status) : `error ${answer.error}`,
+      );
     }
   } finally {
     agent.destroy();

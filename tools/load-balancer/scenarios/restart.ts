@@ -1,13 +1,14 @@
-import { check, figuresOf, storageChecks } from '../core/judge.ts';
-import { sleep, waitFor } from '../core/net.ts';
-import { standardFigures, type ScenarioResult } from '../core/report.ts';
-import { runLoad } from '../core/sender.ts';
-import { exitsSince, markOutputs } from './exits.ts';
-import { workloadFor, type ScenarioContext } from './context.ts';
+import { judgeLoad } from '../core/judge.ts';
+import { answeredBy } from '../core/http-post.ts';
+import { check, type ScenarioResult } from '../core/report.ts';
+import { waitFor } from '../core/net.ts';
+import type { ScenarioContext } from './context.ts';
+import { exitCheck, exitsSince, markOutputs } from './exits.ts';
+import { loadThroughFault } from './fault-load.ts';
+import { restartReceiver, seconds } from './faults.ts';
 
 /** Load goes on this long after the restarted instance is ready, so it is seen back in rotation. */
 const AFTER_RESTART_MS = 3000;
-const HARD_LIMIT_MS = 90_000;
 
 /**
  * B: deliveries flow through nginx while one instance is stopped (SIGTERM: graceful; SIGKILL:
@@ -21,65 +22,32 @@ export async function restartUnderLoad(
   const { stack, options } = context;
   await stack.store.clear();
   const marks = markOutputs(stack.receivers);
-  const next = workloadFor(context, signal === 'SIGTERM' ? 'BTERM' : 'BKILL');
   const victim = stack.receivers[0];
   if (!victim) throw new Error('no receiver to restart');
   const started = performance.now();
-  let sent = 0;
-  let restartedAt: number | undefined;
-  let aborted = false;
-
-  const load = runLoad({
-    baseUrl: stack.nginxUrl,
-    secret: stack.secret,
-    concurrency: options.concurrency,
-    rate: options.rate,
-    retryDelayMs: options.retryDelayMs,
-    label: `lb-B-${signal}`,
-    onBody: context.onBody,
-    next: () => {
-      const now = performance.now();
-      const finished =
-        sent >= options.faultDeliveries &&
-        restartedAt !== undefined &&
-        now >= restartedAt + AFTER_RESTART_MS;
-      if (finished || aborted || now - started > HARD_LIMIT_MS) return undefined;
-      sent += 1;
-      return { delivery: next(), copy: 0 };
-    },
-  });
 
   // Mid-load: stop one instance, then bring it back on the same port.
-  let sentAtStop = 0;
-  let stoppedAt = 0;
-  let exitedAt = 0;
-  let exitCode: number | null = null;
-  try {
-    await waitFor('a quarter of the load', () => sent >= options.faultDeliveries / 4, 60_000, 20);
-    sentAtStop = sent;
-    stoppedAt = performance.now();
-    exitCode = await victim.stop(signal);
-    exitedAt = performance.now();
-    await sleep(250);
-    await victim.start();
-    restartedAt = performance.now();
-  } catch (error) {
-    aborted = true;
-    await load;
-    throw error;
-  }
-  const sends = await load;
+  const { sends, fault } = await loadThroughFault(
+    context,
+    signal === 'SIGTERM' ? 'BTERM' : 'BKILL',
+    { label: `lb-B-${signal}`, retryDelayMs: options.retryDelayMs, afterMs: AFTER_RESTART_MS },
+    async (progress) => {
+      const quarter = () => progress.sent() >= options.faultDeliveries / 4;
+      await waitFor('a quarter of the load', quarter, 60_000, 20);
+      return { sentAtStop: progress.sent(), restart: await restartReceiver(victim, signal) };
+    },
+  );
+  const { restart } = fault;
 
-  const stored = await stack.store.read();
-  const f = figuresOf(sends, stored);
+  const judged = judgeLoad(sends, await stack.store.read(), true);
   const exits = exitsSince(stack.receivers, marks);
   const victimAddress = `127.0.0.1:${victim.port}`;
   const servedAfterRestart = sends.filter((send) =>
     send.attempts.some(
       (answer) =>
-        answer.startedAt > (restartedAt ?? Infinity) &&
+        answer.startedAt > restart.restartedAt &&
         answer.status === 200 &&
-        answer.upstream?.split(',').pop()?.trim() === victimAddress,
+        answeredBy(answer) === victimAddress,
     ),
   ).length;
 
@@ -87,34 +55,27 @@ export async function restartUnderLoad(
     title: `B. restart under load (${signal})`,
     seconds: (performance.now() - started) / 1000,
     figures: [
-      ...standardFigures(f, true),
-      [`${signal} sent after`, `${sentAtStop} deliveries`],
+      ...judged.figures,
+      [`${signal} sent after`, `${fault.sentAtStop} deliveries`],
       [
         'stopped instance exited',
-        `${((exitedAt - stoppedAt) / 1000).toFixed(2)} s after ${signal}, code ${exitCode}`,
+        `${seconds(restart.exitedInMs)} after ${signal}, code ${restart.exitCode}`,
       ],
-      [
-        'back on /readyz after',
-        `${((restartedAt - exitedAt) / 1000).toFixed(2)} s (start included)`,
-      ],
+      ['back on /readyz after', `${seconds(restart.backAfterMs)} (start included)`],
       ['answered by the restarted instance', servedAfterRestart],
     ],
     checks: [
-      ...storageChecks(f),
+      ...judged.checks,
       ...(signal === 'SIGTERM'
         ? [
             check(
               'SIGTERM: the instance exits 0 after finishing in-flight work',
-              exitCode === 0,
-              `code ${exitCode}`,
+              restart.exitCode === 0,
+              `code ${restart.exitCode}`,
             ),
           ]
         : []),
-      check(
-        'no other exit than the one caused',
-        exits.length === 1 && exits[0]?.startsWith(`${victim.name} exited`) === true,
-        exits.join('; '),
-      ),
+      exitCheck(exits, `${victim.name} exited`),
       check(
         'the restarted instance is back in rotation',
         servedAfterRestart > 0,

@@ -1,7 +1,7 @@
+import pino from 'pino';
 import { signBody } from '../../common/signing.ts';
-import { check, type Check } from '../core/judge.ts';
 import type { LeakDetector } from '../core/leaks.ts';
-import type { FigureRow, ScenarioResult } from '../core/report.ts';
+import { check, tally, type Check, type FigureRow, type ScenarioResult } from '../core/report.ts';
 import type { Stack } from '../core/stack.ts';
 
 /** Counts response bodies as they arrive and keeps those that leak. */
@@ -25,7 +25,8 @@ export function createBodyScan(leaks: LeakDetector): BodyScan {
 }
 
 /**
- * The shared secret and the signatures must appear in no log line of any process and in no
+ * The secrets (the shared secret; D adds the feed secret and its key, the feed token and the
+ * API key) and the signatures must appear in no log line of any process or command and in no
  * response body. First the detector proves it would see them.
  */
 export function secretsResult(stack: Stack, bodies: BodyScan): ScenarioResult {
@@ -77,25 +78,13 @@ function logSummary(stack: Stack): FigureRow[] {
       if (!line.startsWith('{')) continue;
       try {
         const entry = JSON.parse(line) as { level?: number; msg?: string };
-        const key = `${levelName(entry.level)} "${entry.msg ?? ''}"`;
-        counts.set(key, (counts.get(key) ?? 0) + 1);
+        tally(counts, `${pino.levels.labels[entry.level ?? 0] ?? 'level?'} "${entry.msg ?? ''}"`);
       } catch {
-        counts.set('unparsed line', (counts.get('unparsed line') ?? 0) + 1);
+        tally(counts, 'unparsed line');
       }
     }
   }
   return [...counts.entries()]
     .sort(([, a], [, b]) => b - a)
     .map(([key, n]) => [`receivers logged ${key}`, n] as const);
-}
-
-function levelName(level: number | undefined): string {
-  return (
-    (
-      { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' } as Record<
-        number,
-        string
-      >
-    )[level ?? 0] ?? 'level?'
-  );
 }

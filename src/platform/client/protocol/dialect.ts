@@ -1,4 +1,3 @@
-import type { DialectSetting } from '../../../lib/config.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import { ProviderError } from './provider-error.ts';
 
@@ -11,8 +10,10 @@ import { ProviderError } from './provider-error.ts';
  * with no attempt in doubt, whatever its body), sends the other once and remembers which one
  * was taken. `PROVIDER_DIALECT` pins one and turns the fallback off.
  */
+export const DIALECT_SETTINGS = ['auto', 'interface', 'public'] as const;
+/** `auto` finds out; `interface` or `public` pins one. */
+export type DialectSetting = (typeof DIALECT_SETTINGS)[number];
 export type Dialect = Exclude<DialectSetting, 'auto'>;
-export type { DialectSetting };
 
 /** The calls whose request differs between the two descriptions. */
 export type DialectCall = 'payid-enquiry' | 'wallet-update' | 'refund';

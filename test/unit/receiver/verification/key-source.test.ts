@@ -10,7 +10,7 @@ import type { FetchedKeySourceOptions } from '../../../../src/receiver/verificat
 import type { SigningKeySource } from '../../../../src/receiver/verification/key-source.ts';
 import { keyFingerprint } from '../../../../src/receiver/verification/public-key.ts';
 import { retryBackoffMs } from '../../../../src/lib/backoff.ts';
-import { loadConfig } from '../../../../src/lib/config.ts';
+import { loadConfig } from '../../../../src/cli/config.ts';
 import { createManualClock } from '../../../support/manual-clock.ts';
 import { generateSigningKeyPair, publicKeyAsProviderHex } from '../../../support/signing.ts';
 import type { SigningKeyPair } from '../../../support/signing.ts';
