@@ -7,5 +7,6 @@
 import type { OperatorIo } from '../lib/command-line/command-description.ts';
 import { pruneCommand } from '../operations/index.ts';
 import { loadOperatorConfig } from './config.ts';
+import { PRUNE_STEPS } from './prune-steps.ts';
 
-export const command = (io: OperatorIo) => pruneCommand(io, loadOperatorConfig);
+export const command = (io: OperatorIo) => pruneCommand(io, loadOperatorConfig, PRUNE_STEPS);

@@ -2,13 +2,14 @@ import path from 'node:path';
 import express from 'express';
 import { createApp } from '../receiver/app.ts';
 import { createCaptureWriter } from '../capture/index.ts';
-import { startFeed } from '../feed/index.ts';
+import { startFeed } from '../feed/app.ts';
 import { ConfigError } from '../lib/config/config-error.ts';
 import { loadConfig, type Config } from './config.ts';
 import { metricsRouter } from '../lib/http/metrics-route.ts';
 import { projectDir } from '../lib/project-dir.ts';
 import { startScheduledRecovery } from '../platform/index.ts';
 import { registerMoneyStateMetrics, startScheduledPrune } from '../operations/index.ts';
+import { PRUNE_STEPS } from './prune-steps.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { createLogStream, type LogStream } from '../lib/log-stream.ts';
 import { createMetrics, type Metrics } from '../receiver/index.ts';
@@ -107,6 +108,7 @@ async function serve(
   const prune = startScheduledPrune({
     config,
     db: database.db,
+    steps: PRUNE_STEPS,
     logger,
     registry: metrics.registry,
   });

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../lib/database/database.ts';
 import type { FeedEventRow } from './render-events.ts';
+import type { RelayState } from './tables.ts';
 
 /** The relay's state on `feed_events` (docs/feed.md, "Push: the relay"). */
 
@@ -74,7 +75,7 @@ export async function markFailed(
   options: { instance: string; error: string; retryInMs: number; maxAgeMs: number },
 ): Promise<'retry' | 'dead' | undefined> {
   const ageEnds = sql`first_attempt_at + ${options.maxAgeMs} * interval '1 millisecond'`;
-  const result = await sql<{ relay_state: string }>`
+  const result = await sql<{ relay_state: RelayState }>`
     UPDATE feed_events SET
       relay_state = CASE WHEN now() >= ${ageEnds} THEN 'dead' ELSE 'pending' END,
       dead_at = CASE WHEN now() >= ${ageEnds} THEN now() END,

@@ -5,5 +5,6 @@
  */
 
 export { providerCommand } from './cli/provider-command.ts';
+export { recoveryPruneSteps } from './recovery/prune-steps.ts';
 export { recoverCommand } from './recovery/recover-cli.ts';
 export { startScheduledRecovery } from './recovery/scheduled-recovery.ts';

@@ -20,7 +20,8 @@ export {
 } from './events/event-types.ts';
 export { findEventModel } from './events/registry.ts';
 export { createMetrics, type Metrics } from './http/metrics.ts';
-export { type FeedEventType } from './storage/feed-outbox-sql.ts';
+export { type FeedEventType, quarantineEvent } from './storage/feed-outbox-sql.ts';
+export { deliveriesPruneStep, quarantinePruneStep } from './storage/prune-steps.ts';
 export { storeDeliveries } from './storage/store-deliveries.ts';
 export { checkKeyUrl, DEFAULT_MAX_KEY_BYTES, fetchSigningKey } from './verification/key-fetch.ts';
 export { createConfiguredKeySource, type SigningKeySource } from './verification/key-source.ts';

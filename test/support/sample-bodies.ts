@@ -1,5 +1,5 @@
 import { contractOf } from '../../src/receiver/events/data-contract.ts';
-import type { NppPaymentRow } from '../../src/receiver/events/types.ts';
+import type { TypedRow } from '../../src/receiver/events/data-contract.ts';
 
 /** Small valid bodies built in code, so each test states exactly what it sends. */
 
@@ -27,13 +27,13 @@ export function rejectionRecord(overrides: Record<string, unknown> = {}): Record
 }
 
 /** A payment row with every optional column null (for tests that build rows directly). */
-export function emptyPaymentRow(): NppPaymentRow {
+export function emptyPaymentRow(): TypedRow<'npp_payments'> {
   const columns = contractOf('NPPReceivePayment')?.columns ?? [];
   return {
     ...Object.fromEntries(columns.map((column) => [column.key, null])),
     transactionId: '',
     amount: '0',
-  } as NppPaymentRow;
+  } as TypedRow<'npp_payments'>;
 }
 
 /**

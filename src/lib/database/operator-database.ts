@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { sql } from 'kysely';
 import type { ConfigLoader } from '../config/load-settings.ts';
 import type { OperatorIo } from '../command-line/command-description.ts';
 import { createLogger, type Logger } from '../logger.ts';
@@ -81,7 +82,8 @@ async function connectToRunningEmbedded(config: DatabaseConfig, projectDir: stri
   const url = `postgres://postgres:${encodeURIComponent(password)}@localhost:${config.embeddedPostgres.port}/postgres`;
   const { db, pool } = createDatabaseWithPool({ url, poolMax: 2, connectionTimeoutMs: 2000 });
   try {
-    await db.selectFrom('quarantined_deliveries').select('id').limit(1).execute();
+    // The project's schema is there (src/lib knows no module's tables: plain SQL).
+    await sql`SELECT id FROM quarantined_deliveries LIMIT 1`.execute(db);
     return { db, pool, close: () => db.destroy() };
   } catch {
     await db.destroy();

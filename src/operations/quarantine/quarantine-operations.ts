@@ -1,8 +1,8 @@
 import { sql, type Selectable } from 'kysely';
 import { decodeBody } from '../../receiver/index.ts';
 import { findEventModel } from '../../receiver/index.ts';
-import type { Db, QuarantinedDeliveriesTable } from '../../lib/database/database.ts';
-import { storeDeliveries } from '../../receiver/index.ts';
+import type { Database, Db } from '../../lib/database/database.ts';
+import { quarantineEvent, storeDeliveries } from '../../receiver/index.ts';
 
 /**
  * What an operator does with a quarantined delivery: list the open ones, look at one (why it was
@@ -39,7 +39,7 @@ const BODY_SHOWN_BYTES = 64 * 1024;
 const REASONS_LISTED = 5;
 
 /** A row as `SELECT *` reads it; the summary needs only some of its columns. */
-type Row = Selectable<QuarantinedDeliveriesTable>;
+type Row = Selectable<Database['quarantined_deliveries']>;
 type SummaryRow = Pick<
   Row,
   'id' | 'event_name' | 'webhook_id' | 'received_at' | 'reasons' | 'handling'
@@ -155,8 +155,7 @@ export async function markHandled(
       WHERE id = ${id}::bigint AND handled_at IS NULL
       RETURNING id, event_name, webhook_id
     ), resolved AS (
-      INSERT INTO feed_events (type, event_name, business_key, webhook_id, quarantine_id)
-      SELECT 'quarantine.resolved', event_name, id::text, webhook_id, id FROM handled
+      ${quarantineEvent('quarantine.resolved', 'handled')}
     )
     SELECT id FROM handled
   `.execute(db);

@@ -5,6 +5,7 @@ import type { ConfigLoader } from '../../lib/config/load-settings.ts';
 import { withOperatorDatabase } from '../../lib/database/operator-database.ts';
 import type { DatabaseConfig } from '../../lib/database/settings.ts';
 import { leaseHeld, withLease } from '../../lib/database/lease.ts';
+import type { PruneStep } from '../../lib/database/prune-step.ts';
 import { RETENTION_LEASE, runPrune, type PruneSummary } from './prune.ts';
 import type { RetentionConfig } from './settings.ts';
 
@@ -35,13 +36,14 @@ Exit 0: nothing left that may go (or a dry run); 1: the run stopped first (budge
 prune holds the lease): run it again; 2: bad usage or configuration.`;
 
 /**
- * `main.ts prune [options]`: prints the summary; a run that stopped first (or never started:
+ * `main.ts prune [options]` with these steps: prints the summary; a run that stopped first (or never started:
  * another holds the lease) is NotDone. The configuration is the whole service's, as
  * src/cli/config.ts composes it (`loadConfig`), read once the options are.
  */
 export function pruneCommand(
   io: OperatorIo,
   loadConfig: ConfigLoader<RetentionConfig & DatabaseConfig>,
+  steps: readonly PruneStep[],
 ): CommandDescription {
   return {
     name: 'prune',
@@ -57,6 +59,7 @@ export function pruneCommand(
       return withOperatorDatabase(io, loadConfig, async ({ config, logger, database }) => {
         const prune = {
           db: database.db,
+          steps,
           retention: {
             ...config.retention,
             ...(maxSeconds !== undefined && { runMaxMs: maxSeconds * 1000 }),

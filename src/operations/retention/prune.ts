@@ -2,18 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Lease } from '../../lib/database/lease.ts';
 import type { Db } from '../../lib/database/database.ts';
-import {
-  PRUNE_STEPS,
-  readCutoffs,
-  relayInUse,
-  type PruneStep,
-  type StepContext,
-  type StepName,
-} from './prune-steps.ts';
+import type { PruneStep, StepContext } from '../../lib/database/prune-step.ts';
+import { readCutoffs, relayInUse } from './prune-run-context.ts';
 import type { RetentionConfig } from './settings.ts';
 
 /**
- * One prune run (docs/retention.md): each step in turn, in batches of `batchSize` rows (one
+ * One prune run (docs/retention.md): each step in turn (the modules' steps, composed by the
+ * command line: src/cli/prune-steps.ts), in batches of `batchSize` rows (one
  * short statement each) with a pause between them, until the step has nothing left or the run's
  * budget (`runMaxMs`, and `maxBatches` when given) is spent; the next run goes on. Stops between
  * batches when asked to (shutdown) or when its lease is lost.
@@ -25,7 +20,7 @@ export const RETENTION_LEASE = 'retention';
 type RetentionSettings = RetentionConfig['retention'];
 
 interface StepSummary {
-  table: StepName;
+  table: string;
   /** `pruned`: raw columns cleared, the row kept; `deleted`: the row removed. */
   action: 'pruned' | 'deleted';
   /** Rows pruned or deleted (with `dryRun`: that would be). */
@@ -56,6 +51,8 @@ export interface PruneSummary {
 
 export interface PruneOptions {
   db: Db;
+  /** What to prune, in this order: each module's steps (src/cli/prune-steps.ts). */
+  steps: readonly PruneStep[];
   retention: Pick<
     RetentionSettings,
     'rawDays' | 'feedDays' | 'recoveryDays' | 'batchSize' | 'batchPauseMs' | 'runMaxMs'
@@ -109,7 +106,7 @@ export async function runPrune(options: PruneOptions): Promise<PruneSummary> {
     return undefined;
   };
 
-  for (const step of PRUNE_STEPS) {
+  for (const step of options.steps) {
     const result: StepSummary = {
       table: step.name,
       action: step.action,

@@ -2,6 +2,7 @@ import type { Registry } from 'prom-client';
 import type { Logger } from '../../lib/logger.ts';
 import { withLease, type LeaseOptions } from '../../lib/database/lease.ts';
 import type { Db } from '../../lib/database/database.ts';
+import type { PruneStep } from '../../lib/database/prune-step.ts';
 import { scheduleRuns, type ScheduledRuns } from '../../lib/scheduled-runs.ts';
 import { RETENTION_LEASE, runPrune, type PruneOptions, type PruneSummary } from './prune.ts';
 import { createPruneMetrics, type PruneMetrics } from './prune-metrics.ts';
@@ -68,6 +69,8 @@ export function createPruneScheduler(options: PruneSchedulerOptions): PruneSched
 export function startScheduledPrune(deps: {
   config: RetentionConfig;
   db: Db;
+  /** What to prune: each module's steps (src/cli/prune-steps.ts). */
+  steps: readonly PruneStep[];
   logger: Logger;
   registry: Registry;
   random?: () => number;
@@ -79,7 +82,7 @@ export function startScheduledPrune(deps: {
   const scheduler = createPruneScheduler({
     db: deps.db,
     intervalMs: retention.intervalMs,
-    prune: { retention, relayConfigured: deps.config.feed.relay !== undefined },
+    prune: { steps: deps.steps, retention, relayConfigured: deps.config.feed.relay !== undefined },
     logger,
     metrics: createPruneMetrics(deps.registry),
     ...(deps.random && { random: deps.random }),

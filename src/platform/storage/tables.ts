@@ -5,9 +5,10 @@ import type { Database, Db } from '../../lib/database/database.ts';
  * The tables of migration 2026-11-22T04-00-00 (recovery and refunds), 2026-11-24T00-00-00
  * (the refunds' caller reference and dialect) and 2026-11-24T01-00-00 (recovery runs recorded
  * from their start, leases, progress through large reports, unreadable rows) and 2026-11-28T03
- * (what the report said when a resend was asked for), typed here rather than in
- * src/lib/database/database.ts: the receiving pipeline never touches them, and keeping their types
- * beside their only users keeps that boundary visible. Types as the driver hands them back
+ * (what the report said when a resend was asked for), typed here and not added to the shared
+ * `Database` (src/lib/database/database.ts, which the receiver and the feed extend with theirs):
+ * the receiving pipeline never touches them, and keeping their types beside their only users
+ * keeps that boundary visible. Types as the driver hands them back
  * (bigint and numeric as text, date as Date at UTC midnight is avoided by selecting ::text).
  */
 type Timestamptz = ColumnType<Date, Date, Date>;

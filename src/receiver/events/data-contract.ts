@@ -1,15 +1,13 @@
-import type { TypedTableName } from '../../lib/database/database.ts';
 import { canonicalAmount, toUnits } from '../../lib/money.ts';
-
-export type { TypedTableName };
 
 /**
  * The data contract, in one place: every field of every modelled event, as the platform names
  * it, what kind of value it is, and the typed-row column it fills. Everything else that knows
  * the fields derives from these lists:
- * - the event models read records with them (record-reader.ts);
- * - the row types (types.ts) are computed from them, and storage checks at compile time that
- *   src/lib/database/database.ts declares exactly these columns (typed-row-sql.ts);
+ * - each event's parser is built from its table's contract (contract-model.ts), and reads
+ *   records with them (record-reader.ts);
+ * - the row types (`TypedRow`, and `TypedRows` in types.ts) and the typed tables' Kysely
+ *   interfaces (storage/tables.ts) are computed from them;
  * - storage's row JSON takes its column names from `COLUMN_NAMES` (store-deliveries.ts);
  * - the tests iterate `TYPED_ROW_CONTRACTS` and send `samplePayload(event)`;
  * - tools build bodies from `sampleRecord` / `samplePayload` (exported by src/receiver/index.ts).
@@ -262,8 +260,8 @@ export const DIRECT_CREDIT_FIELDS = [
   { key: 'receiptNumber', from: ['ReceiptNumber'], kind: 'identifier', example: '0005678200' },
 ] as const satisfies readonly FieldSpec[];
 
-/** The row a list of specs produces (the row types in types.ts are these). */
-export type RowOf<F extends FieldSpec> = {
+/** The row a list of specs produces (`TypedRow` below). */
+type RowOf<F extends FieldSpec> = {
   [
     S in F as S extends { kind: 'date-time' } ? `${S['key']}Local` | `${S['key']}Text` : S['key']
   ]: S extends { required: true } ? string : string | null;
@@ -292,20 +290,46 @@ interface ColumnSpec {
  */
 type BodyShape = 'record' | 'records' | 'batch';
 
-/** One typed table: the events whose records fill it, their fields and the columns they fill. */
-export interface TypedRowContract {
-  readonly table: TypedTableName;
+/** The columns storage adds from the delivery (event_name where the table holds several events). */
+type DeliveryColumn = 'webhook_id' | 'received_at' | 'event_name';
+
+/** What a table's contract states; `contract()` adds its columns. */
+interface ContractSpec {
+  readonly table: string;
+  /** The parser's `TypedRows` kind for rows of this table (types.ts). */
+  readonly kind: string;
   /** Canonical event names, in the models' spelling. */
   readonly events: readonly string[];
   readonly body: BodyShape;
+  /** What one record is called in a refusal (`rejection record`), for `records` and `batch`. */
+  readonly record?: string;
+  /** `batch`: the key of the batch object that holds the records. */
+  readonly details?: string;
   /** The record's own fields. */
   readonly fields: readonly FieldSpec[];
-  /** Objects inside the record whose fields fill the same row. */
-  readonly nested: readonly { readonly at: string; readonly fields: readonly FieldSpec[] }[];
+  /** Objects inside the record whose fields fill the same row (none when left out). */
+  readonly nested?: readonly { readonly at: string; readonly fields: readonly FieldSpec[] }[];
+  /** The columns storage adds from the delivery (webhook_id and received_at when left out). */
+  readonly deliveryColumns?: readonly DeliveryColumn[];
+}
+
+const DELIVERY_COLUMNS = ['webhook_id', 'received_at'] as const;
+
+/** A contract as `contract()` returns it: its spec with the defaults, and its columns. */
+type Contract<S extends ContractSpec> = Omit<S, 'nested' | 'deliveryColumns'> & {
+  readonly nested: S extends { nested: infer N } ? N : readonly [];
+  readonly deliveryColumns: S extends { deliveryColumns: infer D } ? D : typeof DELIVERY_COLUMNS;
   /** Every column the record fills, in the order the reader fills them. */
   readonly columns: readonly ColumnSpec[];
-  /** The columns storage adds from the delivery. */
-  readonly deliveryColumns: readonly string[];
+};
+
+/** One typed table: the events whose records fill it, their fields and the columns they fill. */
+export interface TypedRowContract extends Required<Omit<ContractSpec, 'record' | 'details'>> {
+  readonly table: TypedTableName;
+  readonly record?: string;
+  readonly details?: string;
+  /** Every column the record fills, in the order the reader fills them. */
+  readonly columns: readonly ColumnSpec[];
 }
 
 /** `pay_id_name` for `payIdName`. */
@@ -341,49 +365,96 @@ function columnsOf(fields: readonly FieldSpec[], within?: string): ColumnSpec[] 
   });
 }
 
-function contract(
-  table: TypedTableName,
-  events: readonly string[],
-  body: BodyShape,
-  fields: readonly FieldSpec[],
-  nested: TypedRowContract['nested'] = [],
-  deliveryColumns: readonly string[] = ['webhook_id', 'received_at'],
-): TypedRowContract {
+function contract<const S extends ContractSpec>(spec: S): Contract<S> {
+  if (spec.body !== 'record' && spec.record === undefined) {
+    throw new Error(`${spec.table}: a body of ${spec.body} names its record`);
+  }
+  if (spec.body === 'batch' && spec.details === undefined) {
+    throw new Error(`${spec.table}: a batch names where its records sit`);
+  }
+  const nested = spec.nested ?? [];
   const columns = [
-    ...columnsOf(fields),
+    ...columnsOf(spec.fields),
     ...nested.flatMap((part) => columnsOf(part.fields, part.at)),
   ];
-  return Object.freeze({ table, events, body, fields, nested, columns, deliveryColumns });
+  return Object.freeze({
+    deliveryColumns: DELIVERY_COLUMNS,
+    ...spec,
+    nested,
+    columns,
+  }) as unknown as Contract<S>;
 }
 
-const REFUND = [{ at: REFUND_DETAILS, fields: REFUND_FIELDS }];
+const REFUND = [{ at: REFUND_DETAILS, fields: REFUND_FIELDS }] as const;
 
-/** Every typed table's contract. */
-export const TYPED_ROW_CONTRACTS: readonly TypedRowContract[] = Object.freeze([
-  contract('npp_payments', ['NPPReceivePayment'], 'record', PAYMENT_FIELDS, REFUND),
-  contract('payto_payments', ['PayToReceivePayment'], 'record', PAYTO_FIELDS, REFUND),
-  contract(
-    'credit_rejections',
-    ['InboundDirectCreditRejections', 'NPPCreditRejections'],
-    'records',
-    REJECTION_FIELDS,
-    [],
-    ['event_name', 'webhook_id', 'received_at'],
-  ),
-  contract('direct_credits', ['InboundDirectCredit'], 'batch', DIRECT_CREDIT_FIELDS),
+/**
+ * Every typed table's contract: its table (created by a migration), the `TypedRows` kind its
+ * parser hands over, its events, the shape of their bodies and the fields of their records.
+ */
+export const TYPED_ROW_CONTRACTS = Object.freeze([
+  contract({
+    table: 'npp_payments',
+    kind: 'npp-payment',
+    events: ['NPPReceivePayment'],
+    body: 'record',
+    fields: PAYMENT_FIELDS,
+    nested: REFUND,
+  }),
+  contract({
+    table: 'payto_payments',
+    kind: 'payto-payment',
+    events: ['PayToReceivePayment'],
+    body: 'record',
+    fields: PAYTO_FIELDS,
+    nested: REFUND,
+  }),
+  contract({
+    table: 'credit_rejections',
+    kind: 'credit-rejections',
+    events: ['InboundDirectCreditRejections', 'NPPCreditRejections'],
+    body: 'records',
+    record: 'rejection record',
+    fields: REJECTION_FIELDS,
+    deliveryColumns: ['event_name', 'webhook_id', 'received_at'],
+  }),
+  contract({
+    table: 'direct_credits',
+    kind: 'direct-credits',
+    events: ['InboundDirectCredit'],
+    body: 'batch',
+    record: 'direct-credit record',
+    details: DIRECT_CREDIT_DETAILS,
+    fields: DIRECT_CREDIT_FIELDS,
+  }),
 ]);
 
+/** The contracts, each with its literal names and fields. */
+type Contracts = (typeof TYPED_ROW_CONTRACTS)[number];
+
+/** The typed tables ('npp_payments', …). */
+export type TypedTableName = Contracts['table'];
+
+/** The contract of one typed table, as a type. */
+export type ContractOf<T extends TypedTableName> = Extract<Contracts, { table: T }>;
+
+/** One row of a typed table, as its parser hands it over (keyed by column name in camelCase). */
+export type TypedRow<T extends TypedTableName> = RowOf<
+  ContractOf<T>['fields'][number] | ContractOf<T>['nested'][number]['fields'][number]
+>;
+
 /** The contract of a typed table (every typed table has one). */
-export function contractForTable(table: TypedTableName): TypedRowContract {
+export function contractForTable<T extends TypedTableName>(table: T): ContractOf<T> {
   const found = TYPED_ROW_CONTRACTS.find((c) => c.table === table);
   if (found === undefined) throw new Error(`${table} has no data contract`);
-  return found;
+  return found as ContractOf<T>;
 }
 
 /** The contract of the table an event's records fill (matched without regard to case). */
 export function contractOf(eventName: string): TypedRowContract | undefined {
   const wanted = eventName.toLowerCase();
-  return TYPED_ROW_CONTRACTS.find((c) => c.events.some((e) => e.toLowerCase() === wanted));
+  return TYPED_ROW_CONTRACTS.find((c) =>
+    (c.events as readonly string[]).some((e) => e.toLowerCase() === wanted),
+  );
 }
 
 /**
@@ -391,7 +462,10 @@ export function contractOf(eventName: string): TypedRowContract | undefined {
  * every contract: made once, when the module loads.
  */
 export const COLUMN_NAMES: ReadonlyMap<string, string> = new Map(
-  TYPED_ROW_CONTRACTS.flatMap((c) => c.columns).map((c) => [c.key, c.column]),
+  TYPED_ROW_CONTRACTS.flatMap((c): readonly ColumnSpec[] => c.columns).map((c) => [
+    c.key,
+    c.column,
+  ]),
 );
 
 /**
@@ -432,7 +506,8 @@ export function samplePayload(
       return {
         TotalCount: records.length,
         TotalAmount: sumOfAmounts(records.map((record) => record.Amount)),
-        [DIRECT_CREDIT_DETAILS]: records,
+        // A batch's contract names where its records sit (contract() checks).
+        [found.details as string]: records,
       };
   }
 }

@@ -1,15 +1,22 @@
-import { contractForTable, type TypedRowContract, type TypedTableName } from './data-contract.ts';
-import { inboundDirectCreditRejections, nppCreditRejections } from './credit-rejection.ts';
-import { inboundDirectCredit } from './direct-credit.ts';
-import { nppReceivePayment, payToReceivePayment } from './npp-receive-payment.ts';
-import type { EventModel, TypedRows } from './types.ts';
+import { contractModel, type ModelOptions } from './contract-model.ts';
+import {
+  contractForTable,
+  type ContractOf,
+  type TypedRowContract,
+  type TypedTableName,
+} from './data-contract.ts';
+import type { EventModel } from './types.ts';
 
 /**
  * The registry of event types: one entry per modelled event, naming everything about it that
- * lives outside its fields. The fields themselves, and the columns they fill, are the data
- * contract (data-contract.ts); the table is created by a migration. Everything else that used
- * to list the event types derives from here (docs/architecture.md, "Adding an event type"):
- * - the models found by event name (registry.ts);
+ * lives outside its fields. The fields themselves, the columns they fill and the shape of the
+ * body are the data contract (data-contract.ts); the table is created by a migration. Everything
+ * else that used to list the event types derives from here or from the contract
+ * (docs/architecture.md, "Adding an event type"):
+ * - each event's parser, built from its table's contract (contract-model.ts), found by event
+ *   name (registry.ts);
+ * - the row types and `TypedRows` (types.ts), and the typed tables' Kysely interfaces
+ *   (storage/tables.ts);
  * - the typed tables the store statement writes, with their parameters, CTEs and outbox rows
  *   (storage/typed-row-sql.ts, storage/store-deliveries.ts);
  * - the feed's event types (storage/feed-outbox-sql.ts) and the rows its bodies are rendered
@@ -17,8 +24,8 @@ import type { EventModel, TypedRows } from './types.ts';
  * - the rows a captured delivery counts on a clean replay (capture/expected-answer.ts,
  *   capture/clean-replay-expectation.ts, tools/capture/export-target-rows.ts);
  * - what the prune does to them: nothing (the typed rows are the ledger; the prune clears only
- *   the delivery's raw request, src/operations/retention/prune-steps.ts, and a test checks that
- *   no prune step names a typed table).
+ *   the delivery's raw request, storage/prune-steps.ts, and a test checks that no prune step
+ *   names a typed table).
  * test/integration/receiver/event-types-schema.test.ts checks every entry against the migrated
  * schema.
  */
@@ -26,8 +33,6 @@ import type { EventModel, TypedRows } from './types.ts';
 /** A typed table as the store statement, the feed and the capture files use it. */
 export interface TypedTableSpec {
   readonly table: TypedTableName;
-  /** The parser's `TypedRows` kind for rows of this table. */
-  readonly kind: Exclude<TypedRows['kind'], 'unmodelled'>;
   /** Prefix of the store statement's CTEs for this table (`pay_ins`, `pay_conflict`). */
   readonly alias: string;
   /** The unique business key, in column order (the table's unique constraint). */
@@ -45,22 +50,22 @@ export interface TypedTableSpec {
   readonly retention: 'ledger';
 }
 
-/** A typed table with its columns from the data contract. */
+/** A typed table with its contract, and its rows' `TypedRows` kind, from the data contract. */
 type RegisteredTable<T extends TypedTableSpec = TypedTableSpec> = T & {
   readonly contract: TypedRowContract;
+  readonly kind: ContractOf<T['table']>['kind'];
   /** The row key (camelCase) of the business key column: what rows are sorted by. */
   readonly rowKey: string;
 };
 
 function typedTable<const T extends TypedTableSpec>(spec: T): RegisteredTable<T> {
-  const contract = contractForTable(spec.table);
+  const contract: TypedRowContract = contractForTable(spec.table);
   const rowKey = spec.businessKey.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
-  return Object.freeze({ ...spec, contract, rowKey });
+  return Object.freeze({ ...spec, contract, kind: contract.kind, rowKey }) as RegisteredTable<T>;
 }
 
 const NPP_PAYMENTS = typedTable({
   table: 'npp_payments',
-  kind: 'npp-payment',
   alias: 'pay',
   key: ['transaction_id'],
   businessKey: 'transaction_id',
@@ -71,7 +76,6 @@ const NPP_PAYMENTS = typedTable({
 
 const PAYTO_PAYMENTS = typedTable({
   table: 'payto_payments',
-  kind: 'payto-payment',
   alias: 'payto',
   key: ['transaction_id'],
   businessKey: 'transaction_id',
@@ -83,7 +87,6 @@ const PAYTO_PAYMENTS = typedTable({
 /** Both rejection events: one table, keyed by event name and rejection id. */
 const CREDIT_REJECTIONS = typedTable({
   table: 'credit_rejections',
-  kind: 'credit-rejections',
   alias: 'rej',
   key: ['event_name', 'rejection_id'],
   businessKey: 'rejection_id',
@@ -94,7 +97,6 @@ const CREDIT_REJECTIONS = typedTable({
 
 const DIRECT_CREDITS = typedTable({
   table: 'direct_credits',
-  kind: 'direct-credits',
   alias: 'dc',
   key: ['transaction_id'],
   businessKey: 'transaction_id',
@@ -105,9 +107,18 @@ const DIRECT_CREDITS = typedTable({
 });
 
 /** One modelled event: its parser (with its canonical name) and the typed table it fills. */
-export interface EventTypeEntry {
+interface EventTypeEntry<T extends RegisteredTable = RegisteredTable> {
   readonly model: EventModel;
-  readonly typed: RegisteredTable;
+  readonly typed: T;
+}
+
+/** An event (its canonical name) whose records fill `typed`, parsed as its contract says. */
+function eventType<const T extends RegisteredTable>(
+  name: string,
+  typed: T,
+  options?: ModelOptions,
+): EventTypeEntry<T> {
+  return Object.freeze({ model: contractModel(name, typed.contract, options), typed });
 }
 
 /**
@@ -115,12 +126,16 @@ export interface EventTypeEntry {
  * follow the first event that names it.
  */
 export const EVENT_TYPES = Object.freeze([
-  { model: nppReceivePayment, typed: NPP_PAYMENTS },
-  { model: payToReceivePayment, typed: PAYTO_PAYMENTS },
-  { model: inboundDirectCreditRejections, typed: CREDIT_REJECTIONS },
-  { model: nppCreditRejections, typed: CREDIT_REJECTIONS },
-  { model: inboundDirectCredit, typed: DIRECT_CREDITS },
-] as const satisfies readonly EventTypeEntry[]);
+  eventType('NPPReceivePayment', NPP_PAYMENTS),
+  // The published schema marks the refund fields required on it; they are not (nothing is
+  // required beyond TransactionId and Amount).
+  eventType('PayToReceivePayment', PAYTO_PAYMENTS),
+  // An array per contract and published spec.
+  eventType('InboundDirectCreditRejections', CREDIT_REJECTIONS),
+  // An array per contract, but the provider's own published example is a single object.
+  eventType('NPPCreditRejections', CREDIT_REJECTIONS, { acceptsSingleRecord: true }),
+  eventType('InboundDirectCredit', DIRECT_CREDITS),
+]);
 
 /** A registered typed table, with its literal names. */
 export type TypedTableEntry = (typeof EVENT_TYPES)[number]['typed'];

@@ -15,6 +15,16 @@ export interface Report {
   warnings: Findings;
 }
 
+/** One row as a reader fills it: column key (camelCase) to value. */
+export type Row = Record<string, string | null>;
+
+/** Reads one record found at `at` in the body into a new row. */
+export type RecordReader = (
+  record: Readonly<Record<string, unknown>>,
+  at: string,
+  report: Report,
+) => Row;
+
 const PARSERS: Record<Exclude<FieldKind, 'date-time'>, (value: unknown) => Parsed<string>> = {
   identifier: parseIdentifier,
   text: parseText,
@@ -26,15 +36,15 @@ const PARSERS: Record<Exclude<FieldKind, 'date-time'>, (value: unknown) => Parse
  * problem (the body is refused); any other field that cannot be read becomes null with a
  * warning (the delivery is stored): an odd optional field never costs a payment.
  * `at` is the record's path in the body ("" for the body, "[2]", "RefundDetails"). The columns
- * are set on `row` (by default a copy of these specs' template), which is returned.
+ * are set on `row` (a copy of its template, see rowTemplate), which is returned.
  */
 export function readRecord(
   record: Readonly<Record<string, unknown>>,
   fields: readonly FieldSpec[],
   at: string,
   report: Report,
-  row: Record<string, string | null> = { ...templateOf(fields) },
-): Record<string, string | null> {
+  row: Row,
+): Row {
   for (const field of fields) {
     const name = pick(record, field, at, report);
     const value = record[name];
@@ -94,13 +104,7 @@ function pick(
 }
 
 /** `<key>Local` and `<key>Text` into `row` (in that order). */
-function readDateTime(
-  row: Record<string, string | null>,
-  key: string,
-  value: unknown,
-  path: string,
-  report: Report,
-): void {
+function readDateTime(row: Row, key: string, value: unknown, path: string, report: Report): void {
   const [local, text] = dateTimeColumns(key);
   row[local] = null;
   row[text] = null;
@@ -129,15 +133,30 @@ export function rowTemplate(...lists: readonly (readonly FieldSpec[])[]): Record
   return Object.fromEntries(columns.map((column) => [column, null]));
 }
 
-const TEMPLATES = new WeakMap<readonly FieldSpec[], Record<string, null>>();
-
-function templateOf(fields: readonly FieldSpec[]): Record<string, null> {
-  let template = TEMPLATES.get(fields);
-  if (template === undefined) {
-    template = rowTemplate(fields);
-    TEMPLATES.set(fields, template);
+/**
+ * An array of records at `within` (`""` for the body, `DirectCreditDetails`), each read by
+ * `read`; an element that is not an object is a problem (`[2] must be a rejection record`).
+ * Once the body is refused its rows are never used: only what else is wrong is counted.
+ */
+export function readRecords(
+  records: readonly unknown[],
+  within: string,
+  noun: string,
+  read: RecordReader,
+  report: Report,
+): Row[] {
+  const rows: Row[] = [];
+  for (let index = 0; index < records.length; index += 1) {
+    const record = records[index];
+    const at = `${within}[${index}]`;
+    if (!isPlainObject(record)) {
+      report.problems.add(() => ({ path: at, message: `${at} must be a ${noun} (a JSON object)` }));
+      continue;
+    }
+    const row = read(record, at, report);
+    if (report.problems.count === 0) rows.push(row);
   }
-  return template;
+  return rows;
 }
 
 /** The column names of a date-time key, made once per key rather than for every delivery. */

@@ -1,44 +1,21 @@
-import type {
-  DIRECT_CREDIT_FIELDS,
-  PAYMENT_FIELDS,
-  PAYTO_FIELDS,
-  REFUND_FIELDS,
-  REJECTION_FIELDS,
-  RowOf,
-} from './data-contract.ts';
+import type { TYPED_ROW_CONTRACTS, TypedRow } from './data-contract.ts';
 
 /**
  * What the event layer hands to storage. Models turn a parsed JSON body into these rows;
  * storage writes them without knowing any provider field names (each key is its column's name
- * in camelCase: `payIdName` is `pay_id_name`). The row types are computed from the field specs
- * of data-contract.ts, which also states the conventions every row shares (money as a decimal
- * string, a date-time as `...Local` and `...Text`, null for an absent or unreadable optional).
+ * in camelCase: `payIdName` is `pay_id_name`). The rows are computed from the data contract
+ * (`TypedRow`, data-contract.ts), which also states the conventions every row shares (money as
+ * a decimal string, a date-time as `...Local` and `...Text`, null for an absent or unreadable
+ * optional).
  */
 
-type Refund = (typeof REFUND_FIELDS)[number];
-
-/** Every NPPReceivePayment field of the interface document, and RefundDetails' three parts. */
-export type NppPaymentRow = RowOf<(typeof PAYMENT_FIELDS)[number] | Refund>;
-
-/** PayToReceivePayment: the NPPReceivePayment fields and three of its own. */
-export type PayToPaymentRow = RowOf<(typeof PAYTO_FIELDS)[number] | Refund>;
-
-/** Every field of the rejection record. */
-export type CreditRejectionRow = RowOf<(typeof REJECTION_FIELDS)[number]>;
-
-/**
- * One InboundDirectCredit record (an element of the batch's `DirectCreditDetails`), every field
- * of the published record.
- */
-export type DirectCreditRow = RowOf<(typeof DIRECT_CREDIT_FIELDS)[number]>;
-
-/** The batch around the records: what the platform says it holds, and what it does hold. */
-export interface DirectCreditBatchRow {
+/** A batch body around its records: what the platform says it holds, and what it does hold. */
+export interface BatchRow {
   /** TotalCount as sent (null when absent or unreadable). */
   totalCount: number | null;
   /** TotalAmount, money like any amount (null when absent or unreadable). */
   totalAmount: string | null;
-  /** How many records DirectCreditDetails holds. */
+  /** How many records the batch holds. */
   recordCount: number;
 }
 
@@ -49,12 +26,19 @@ export interface FieldProblem {
   message: string;
 }
 
+/**
+ * A table's rows, by the shape of its body: one row for a record, any number for an array of
+ * records, and the batch's totals beside the rows of a batch.
+ */
+type RowsOf<C extends (typeof TYPED_ROW_CONTRACTS)[number]> = C extends { body: 'record' }
+  ? { kind: C['kind']; rows: [TypedRow<C['table']>] }
+  : C extends { body: 'records' }
+    ? { kind: C['kind']; rows: TypedRow<C['table']>[] }
+    : { kind: C['kind']; rows: TypedRow<C['table']>[]; batch: BatchRow };
+
+/** One variant per typed table of the data contract, and the unmodelled event's none. */
 export type TypedRows =
-  | { kind: 'npp-payment'; rows: [NppPaymentRow] }
-  | { kind: 'payto-payment'; rows: [PayToPaymentRow] }
-  | { kind: 'credit-rejections'; rows: CreditRejectionRow[] }
-  | { kind: 'direct-credits'; rows: DirectCreditRow[]; batch: DirectCreditBatchRow }
-  | { kind: 'unmodelled'; rows: [] };
+  RowsOf<(typeof TYPED_ROW_CONTRACTS)[number]> | { kind: 'unmodelled'; rows: [] };
 
 export type ParseOutcome =
   | {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { FieldProblem } from '../events/types.ts';
 import type { Db } from '../../lib/database/database.ts';
+import { quarantineEvent } from './feed-outbox-sql.ts';
 
 export interface QuarantinedDelivery {
   eventName: string;
@@ -47,8 +48,7 @@ export async function quarantineDelivery(
       ON CONFLICT DO NOTHING
       RETURNING id, event_name, webhook_id
     ), opened AS (
-      INSERT INTO feed_events (type, event_name, business_key, webhook_id, quarantine_id)
-      SELECT 'quarantine.opened', event_name, id::text, webhook_id, id FROM kept
+      ${quarantineEvent('quarantine.opened', 'kept')}
     )
     SELECT id FROM kept
   `.execute(db);

@@ -3,7 +3,7 @@ import type { TypedTableName } from '../events/data-contract.ts';
 import type { TypedTableEntry, TypedTableSpec } from '../events/event-types.ts';
 import type { Same } from '../events/record-reader.ts';
 import type { TypedRows } from '../events/types.ts';
-import type { Database } from '../../lib/database/database.ts';
+import type { Columns, TypedTables } from './tables.ts';
 
 export { TYPED_TABLES } from '../events/event-types.ts';
 
@@ -15,27 +15,19 @@ export { TYPED_TABLES } from '../events/event-types.ts';
  */
 export type TypedTable = Pick<TypedTableSpec, 'table' | 'alias' | 'key' | 'businessKey'>;
 
-/** `payIdName` -> `pay_id_name`, as a type. */
-type Snake<S extends string> = S extends `${infer Head}${infer Tail}`
-  ? `${Head extends Lowercase<Head> ? Head : `_${Lowercase<Head>}`}${Snake<Tail>}`
-  : S;
-
-/** A row as its table's columns. */
-type Columns<Row> = { [K in keyof Row & string as Snake<K>]: Row[K] };
-
 /** The row a parser hands over for a `TypedRows` kind. */
 type RowOfKind<K> = Extract<TypedRows, { kind: K }>['rows'][number];
 
 /** A table's columns but those storage adds from the delivery (event_name where it is key). */
 type Stored<E extends TypedTableEntry> = Omit<
-  Database[E['table']],
+  TypedTables[E['table']],
   'webhook_id' | 'received_at' | ('event_name' extends E['key'][number] ? 'event_name' : never)
 >;
 
-// Compile-time: database.ts (which mirrors migrations/) declares exactly the columns the data
-// contract's rows fill, with the same types, in every registered typed table. (The migrated
-// schema itself is checked against the registry by
-// test/integration/receiver/event-types-schema.test.ts.)
+// Compile-time: the table storage writes for each registered entry (tables.ts, derived from the
+// data contract) has exactly the columns of the rows its parser hands over for the entry's
+// `TypedRows` kind, with the same types. (The migrated schema itself is checked against the
+// registry by test/integration/receiver/event-types-schema.test.ts.)
 type TableMatches = {
   [E in TypedTableEntry as E['table']]: Same<Columns<RowOfKind<E['kind']>>, Stored<E>>;
 };
@@ -44,7 +36,7 @@ type AllTrue<T> = false extends T[keyof T] ? false : true;
 const tablesMatchContract: AllTrue<TableMatches> = true;
 void tablesMatchContract;
 
-// Every typed table of database.ts is registered (and only those).
+// Every typed table of the data contract is registered (and only those).
 const everyTableRegistered: Same<TypedTableEntry['table'], TypedTableName> = true;
 void everyTableRegistered;
 

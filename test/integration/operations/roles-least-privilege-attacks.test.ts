@@ -7,7 +7,7 @@ import { createFeedNotifier } from '../../../src/feed/feed-notifier.ts';
 import { tryLockRefund } from '../../../src/platform/refunds/refund-sender-lock.ts';
 import { dropUnsentRefund, lockPayment } from '../../../src/platform/refunds/refunds-repository.ts';
 import { resolveRefund } from '../../../src/platform/refunds/resolve-refund.ts';
-import { feedEventsStep } from '../../../src/operations/retention/prune-steps.ts';
+import { feedEventsPruneStep as feedEventsStep } from '../../../src/feed/prune-steps.ts';
 import { withProviderTables } from '../../../src/platform/storage/tables.ts';
 import {
   createRolesDatabase,

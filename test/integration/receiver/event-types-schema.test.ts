@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES, TYPED_TABLES } from '../../../src/receiver/events/event-types.ts';
-import { PRUNE_STEPS } from '../../../src/operations/retention/prune-steps.ts';
+import { PRUNE_STEPS } from '../../../src/cli/prune-steps.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.ts';
 
 /**

@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  PRUNE_STEPS,
-  readCutoffs,
-  type PruneStep,
-  type StepContext,
-} from '../../../src/operations/retention/prune-steps.ts';
+import { PRUNE_STEPS } from '../../../src/cli/prune-steps.ts';
+import type { PruneStep, StepContext } from '../../../src/lib/database/prune-step.ts';
+import { readCutoffs } from '../../../src/operations/retention/prune-run-context.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.ts';
 
 /**

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PRUNE_STEPS } from '../../../src/cli/prune-steps.ts';
 import { assignPositions } from '../../../src/feed/assigner.ts';
 import { readFeedPage } from '../../../src/feed/feed-page.ts';
 import { showQuarantined } from '../../../src/operations/quarantine/quarantine-operations.ts';
@@ -51,7 +52,13 @@ const RETENTION = {
 };
 
 function prune(options: Partial<PruneOptions> = {}): Promise<PruneSummary> {
-  return runPrune({ db: database.db, retention: RETENTION, relayConfigured: true, ...options });
+  return runPrune({
+    db: database.db,
+    steps: PRUNE_STEPS,
+    retention: RETENTION,
+    relayConfigured: true,
+    ...options,
+  });
 }
 
 /** A payment (with this TransactionId and amount) or an unmodelled delivery. */

@@ -1,5 +1,6 @@
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PRUNE_STEPS } from '../../../src/cli/prune-steps.ts';
 import { createLogger } from '../../../src/lib/logger.ts';
 import { withLease } from '../../../src/lib/database/lease.ts';
 import {
@@ -86,7 +87,7 @@ function scheduler(
   return createPruneScheduler({
     db,
     intervalMs: 60_000,
-    prune: { retention, relayConfigured: true },
+    prune: { steps: PRUNE_STEPS, retention, relayConfigured: true },
     logger: createLogger('silent'),
     metrics: createPruneMetrics(registry),
     random: () => 0,
@@ -98,7 +99,13 @@ describe('bounded batches', () => {
   it('when a run has a budget of batches, then it stops there, and the next run goes on where it left off until nothing is left', async () => {
     await seed(25);
     const run = () =>
-      runPrune({ db: database.db, retention: RAW_ONLY, relayConfigured: true, maxBatches: 3 });
+      runPrune({
+        db: database.db,
+        steps: PRUNE_STEPS,
+        retention: RAW_ONLY,
+        relayConfigured: true,
+        maxBatches: 3,
+      });
     // quarantine (1 batch, nothing to do), then deliveries: 2 batches of 10.
     const first = await run();
     expect(first).toMatchObject({ complete: false, stoppedBy: 'budget', batches: 3 });
@@ -119,6 +126,7 @@ describe('bounded batches', () => {
     let clock = 0;
     const summary = await runPrune({
       db: database.db,
+      steps: PRUNE_STEPS,
       retention: { ...RAW_ONLY, runMaxMs: 1000 },
       relayConfigured: true,
       now: () => (clock += 100),
@@ -175,6 +183,7 @@ describe('the service schedule', () => {
         feed: { relay: undefined },
       },
       db: pool(),
+      steps: PRUNE_STEPS,
       logger: createLogger('silent'),
       registry,
       random: () => 0,
@@ -193,7 +202,12 @@ describe('the service schedule', () => {
   });
 
   it('when RETENTION_INTERVAL_MS is 0 or every retention is 0, then nothing is scheduled', () => {
-    const deps = { db: pool(), logger: createLogger('silent'), registry: new Registry() };
+    const deps = {
+      db: pool(),
+      steps: PRUNE_STEPS,
+      logger: createLogger('silent'),
+      registry: new Registry(),
+    };
     const feed = { relay: undefined } as never;
     expect(
       startScheduledPrune({ ...deps, config: { retention: { ...RAW_ONLY, intervalMs: 0 }, feed } }),

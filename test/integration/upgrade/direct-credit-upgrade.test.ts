@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inboundDirectCredit } from '../../../src/receiver/events/direct-credit.ts';
-import type { DirectCreditRow } from '../../../src/receiver/events/types.ts';
+import type { TypedRow } from '../../../src/receiver/events/data-contract.ts';
+import { eventModel } from '../../support/event-models.ts';
 import { assignPositions } from '../../../src/feed/assigner.ts';
 import { readFeedPage } from '../../../src/feed/feed-page.ts';
 import { createLogger } from '../../../src/lib/logger.ts';
@@ -150,9 +150,9 @@ function sha256(text: string): string {
 
 /** What the receiver itself writes for a body: its model's rows, under column names. */
 function receiverRows(body: string) {
-  const parsed = inboundDirectCredit.parse(JSON.parse(body));
+  const parsed = eventModel('InboundDirectCredit').parse(JSON.parse(body));
   if (!parsed.ok || parsed.typed.kind !== 'direct-credits') throw new Error('refused');
-  const rows = parsed.typed.rows.map((row: DirectCreditRow) =>
+  const rows = parsed.typed.rows.map((row: TypedRow<'direct_credits'>) =>
     Object.fromEntries(
       Object.entries(row).map(([key, value]) => [
         key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`),

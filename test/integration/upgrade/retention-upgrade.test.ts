@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PRUNE_STEPS } from '../../../src/cli/prune-steps.ts';
 import { runPrune } from '../../../src/operations/retention/prune.ts';
 import { createMigrator } from '../../../src/lib/database/migrator.ts';
 import {
@@ -121,6 +122,7 @@ describe('upgrading to the retention migration', () => {
     await database.query(`DELETE FROM webhook_deliveries WHERE pruned_at IS NOT NULL`);
     await runPrune({
       db: database.db,
+      steps: PRUNE_STEPS,
       retention: {
         rawDays: 90,
         // Feed events stay: this database stops at the retention migration, and today's feed

@@ -18,7 +18,8 @@ function loadedBy(modulePath: string, packages: string[]): string[] {
 /**
  * A door loads every module it re-exports (ESM has no lazy re-export), so a command that needs
  * one name of the receiver would load its whole HTTP stack if the door held it. The Express app
- * has a door of its own (src/receiver/app.ts): commands that only store or read never load it.
+ * has a door of its own (src/receiver/app.ts, and the feed's src/feed/app.ts): commands that only
+ * store or read never load it.
  */
 describe('what a command loads', () => {
   it.each(['src/cli/quarantine.ts', 'src/cli/prune.ts'])(

@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  inboundDirectCreditRejections,
-  nppCreditRejections,
-} from '../../../../src/receiver/events/credit-rejection.ts';
-import type { CreditRejectionRow, ParseOutcome } from '../../../../src/receiver/events/types.ts';
+import type { TypedRow } from '../../../../src/receiver/events/data-contract.ts';
+import type { ParseOutcome } from '../../../../src/receiver/events/types.ts';
+import { eventModel } from '../../../support/event-models.ts';
+
+type CreditRejectionRow = TypedRow<'credit_rejections'>;
+const inboundDirectCreditRejections = eventModel('InboundDirectCreditRejections');
+const nppCreditRejections = eventModel('NPPCreditRejections');
 
 function payload(name: string): unknown {
   const url = new URL(`../../../fixtures/payloads/${name}`, import.meta.url);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { inboundDirectCredit } from '../../../../src/receiver/events/direct-credit.ts';
+import { eventModel } from '../../../support/event-models.ts';
 import type { ParseOutcome } from '../../../../src/receiver/events/types.ts';
+
+const inboundDirectCredit = eventModel('InboundDirectCredit');
 
 function typedOf(outcome: ParseOutcome) {
   if (!outcome.ok || outcome.typed.kind !== 'direct-credits') {

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { nppReceivePayment } from '../../../../src/receiver/events/npp-receive-payment.ts';
-import type { NppPaymentRow, ParseOutcome } from '../../../../src/receiver/events/types.ts';
+import type { TypedRow } from '../../../../src/receiver/events/data-contract.ts';
+import type { ParseOutcome } from '../../../../src/receiver/events/types.ts';
+import { eventModel } from '../../../support/event-models.ts';
 import { emptyPaymentRow } from '../../../support/sample-bodies.ts';
 
 function payload(name: string): unknown {
@@ -9,7 +10,9 @@ function payload(name: string): unknown {
   return JSON.parse(readFileSync(url, 'utf8'));
 }
 
-function rowOf(outcome: ParseOutcome): NppPaymentRow {
+const nppReceivePayment = eventModel('NPPReceivePayment');
+
+function rowOf(outcome: ParseOutcome): TypedRow<'npp_payments'> {
   if (!outcome.ok || outcome.typed.kind !== 'npp-payment') {
     throw new Error(`expected one payment row, got ${JSON.stringify(outcome)}`);
   }

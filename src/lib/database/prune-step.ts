@@ -1,0 +1,107 @@
+import type { RawBuilder } from 'kysely';
+import type { Db } from './database.ts';
+
+/**
+ * What a prune step is: one table's rows past their retention, removed as bounded batches (one
+ * statement, so one short transaction) and counted for `--dry-run`. Every batch re-checks, in
+ * the statement that changes the rows, everything that keeps a row: a batch run twice, or by
+ * two instances at once (a lost lease), only repeats work, never removes what must stay. Each
+ * module that owns tables with a retention declares its steps beside them (the receiver's
+ * deliveries and quarantine rows, the feed's events, the platform's recovery records); the
+ * command line composes them, and src/operations runs them (docs/retention.md).
+ */
+
+/** The instants before which rows may go, read from the database's clock once per run. */
+export interface Cutoffs {
+  /** Raw requests (deliveries, handled quarantine rows); undefined: kept for ever. */
+  raw: string | undefined;
+  /** Sent feed events. */
+  feed: string | undefined;
+  /** Recovery records, and the Sydney day before which report days are old. */
+  recovery: string | undefined;
+  recoveryDay: string | undefined;
+}
+
+export interface StepContext {
+  cutoffs: Cutoffs;
+  /**
+   * A relay hands events on (FEED_HTTP_URL here, or its work seen in the data): a delivery whose
+   * event is not yet sent keeps its raw request. Without one every event stays `pending` for
+   * ever and says nothing about being read.
+   */
+  relayInUse: boolean;
+}
+
+/** Where the next batch of a step goes on (keyset), opaque to the loop. */
+type Cursor = readonly string[];
+
+interface BatchResult {
+  rows: number;
+  /** Nothing more for this step in this run. */
+  done: boolean;
+  cursor: Cursor;
+}
+
+interface CountResult {
+  rows: number;
+  /** Rows old enough that stay (dry run only; docs/retention.md says why). */
+  held?: number;
+  heldAt?: { position: string; state: string } | undefined;
+}
+
+export interface PruneStep {
+  /** The table it prunes: how the run's summary, its log and its metrics name it. */
+  name: string;
+  /** What a row of this step is: `pruned` (raw columns cleared) or `deleted`. */
+  action: 'pruned' | 'deleted';
+  cutoff(c: Cutoffs): string | undefined;
+  start: Cursor;
+  /** One batch's statement (exposed so a test can EXPLAIN it). */
+  statement(ctx: StepContext, cursor: Cursor, limit: number): RawBuilder<unknown>;
+  batch(db: Db, ctx: StepContext, cursor: Cursor, limit: number): Promise<BatchResult>;
+  count(db: Db, ctx: StepContext): Promise<CountResult>;
+}
+
+/** The start of a keyset cursor over instants. */
+export const MIN_INSTANT = '-infinity';
+
+/** The first row of a query's answer. */
+export async function one<R>(db: Db, query: RawBuilder<R>): Promise<R> {
+  const { rows } = await query.execute(db);
+  return rows[0] as R;
+}
+
+async function rowCount(db: Db, query: RawBuilder<unknown>): Promise<number> {
+  const result = await query.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
+}
+
+/**
+ * A step's batch when its statement picks the rows itself (no cursor to move): done once a
+ * batch changes fewer rows than it was allowed to.
+ */
+export async function batchUntilShort(
+  this: PruneStep,
+  db: Db,
+  ctx: StepContext,
+  cursor: Cursor,
+  limit: number,
+): Promise<BatchResult> {
+  const rows = await rowCount(db, this.statement(ctx, cursor, limit));
+  return { rows, done: rows < limit, cursor };
+}
+
+/** A dry run's count: `rows` that would go and, where the query says, `held` (old, staying). */
+export async function countRows(db: Db, query: RawBuilder<unknown>): Promise<CountResult> {
+  const row = await one(db, query as RawBuilder<{ rows: string; held?: string }>);
+  return {
+    rows: Number(row.rows),
+    ...(row.held !== undefined && { held: Number(row.held) }),
+  };
+}
+
+/** A step's cutoff, which the run gives every step it runs (a step with none is `off`). */
+export function required(value: string | undefined): string {
+  if (value === undefined) throw new Error('a step ran without its cutoff');
+  return value;
+}
