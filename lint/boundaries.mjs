@@ -19,15 +19,20 @@
  * A module's door is its index.ts: from outside it, nothing else of it is imported; a module
  * that serves HTTP may have a second door, app.ts, for its Express app only, so that what
  * imports the module for anything else never loads Express; and a module with settings has
- * config.ts, its configuration sections only, which src/cli/config.ts composes. Direction
+ * config.ts, its configuration sections only, which src/cli/config.ts composes; the receiver's
+ * data contract and signature check have doors of their own (contract.ts, signature.ts). Direction
  * rules use `reachable`, so a path through a third module is caught as well as a direct import.
  */
 
 /** Modules with a door (index.ts). src/lib/ has none: each of its files is a small library. */
 const MODULES = 'receiver|capture|platform|feed|operations';
 
-/** A module's doors, as a path: index.ts, and app.ts and config.ts where it has them. */
-const DOOR = `^src/(${MODULES})/(index|app|config)\\.ts$`;
+/**
+ * A module's doors, as a path: index.ts, and app.ts and config.ts where it has them; the
+ * receiver also has contract.ts (the data contract) and signature.ts (the platform's signature),
+ * which the feed, capture, operations and the tools read without its running parts.
+ */
+const DOOR = `^src/((${MODULES})/(index|app|config)|receiver/(contract|signature))\\.ts$`;
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {

@@ -2,12 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { link, mkdir, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../lib/logger.ts';
-import {
-  type Capture,
-  decodeSignature,
-  type SigningKeySource,
-  verifySignature,
-} from '../receiver/index.ts';
+import { type Capture, type SigningKeySource } from '../receiver/index.ts';
+import { decodeSignature, verifySignature } from '../receiver/signature.ts';
 import { bodyField } from './capture-body.ts';
 import { captureHeaders } from './capture-headers.ts';
 import { serialiseCapturedDelivery } from './captured-delivery.ts';

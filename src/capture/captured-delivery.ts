@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { escapeInvisibleCharacters, isUtf8Text } from './capture-body.ts';
 import { headerProblem, orderHeaders } from './capture-headers.ts';
-import { isWellFormedEventName } from '../receiver/index.ts';
+import { isWellFormedEventName } from '../receiver/contract.ts';
 import {
   OUTCOMES,
   ROW_TABLES,

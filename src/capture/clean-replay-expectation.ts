@@ -4,7 +4,7 @@ import {
   findEventModel,
   TYPED_TABLES,
   type TypedRows,
-} from '../receiver/index.ts';
+} from '../receiver/contract.ts';
 import { ROW_TABLES, type ExpectedAnswer, type Outcome, type RowTable } from './expected-answer.ts';
 
 // The file format (expected-answer.ts) lists the receiver's outcomes itself, since it may not import the

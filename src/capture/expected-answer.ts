@@ -1,4 +1,8 @@
-import { TYPED_TABLES, type CapturedTypedTable, type TypedTableEntry } from '../receiver/index.ts';
+import {
+  TYPED_TABLES,
+  type CapturedTypedTable,
+  type TypedTableEntry,
+} from '../receiver/contract.ts';
 
 /** What a captured delivery says the receiver must answer, and how to compare an answer to it. */
 

@@ -25,7 +25,7 @@ import {
   createFetchedKeySource,
   type SigningKeySource,
 } from '../receiver/index.ts';
-import { parsePublicKey } from '../receiver/index.ts';
+import { parsePublicKey } from '../receiver/signature.ts';
 
 /** How long a normal exit waits for buffered log lines to reach stdout (a stalled reader loses them). */
 const EXIT_FLUSH_MS = 1000;

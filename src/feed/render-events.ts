@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { TYPED_TABLES, type FeedEventType, type TypedTableEntry } from '../receiver/index.ts';
+import { TYPED_TABLES, type FeedEventType, type TypedTableEntry } from '../receiver/contract.ts';
 import type { Db } from '../lib/database/database.ts';
 import { feedBody, type StoredBody } from './delivery-body.ts';
 import { jsonText, RawJson, type JsonValue } from './json-text.ts';

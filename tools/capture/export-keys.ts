@@ -2,7 +2,7 @@ import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describeError } from '../../src/lib/describe-error.ts';
-import { keyFingerprint, parsePublicKey } from '../../src/receiver/index.ts';
+import { keyFingerprint, parsePublicKey } from '../../src/receiver/signature.ts';
 
 /**
  * The keys export-quarantine may record: the one given (`--public-key`, `--key-file`,

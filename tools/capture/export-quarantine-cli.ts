@@ -31,7 +31,11 @@ import { SchemaBehindError } from '../../src/lib/database/migrator.ts';
 import { NotDone, UsageError } from '../../src/lib/command-line/errors.ts';
 import { runTool, toolIo } from '../common/run-tool.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { checkKeyUrl, DEFAULT_MAX_KEY_BYTES, fetchSigningKey } from '../../src/receiver/index.ts';
+import {
+  checkKeyUrl,
+  DEFAULT_MAX_KEY_BYTES,
+  fetchSigningKey,
+} from '../../src/receiver/signature.ts';
 
 const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const USAGE =

@@ -1,6 +1,6 @@
-import { findEventModel, TYPED_TABLES } from '../../src/receiver/index.ts';
+import { findEventModel, TYPED_TABLES } from '../../src/receiver/contract.ts';
 import { ROW_TABLES } from '../../src/capture/index.ts';
-import type { TypedTableEntry } from '../../src/receiver/index.ts';
+import type { TypedTableEntry } from '../../src/receiver/contract.ts';
 import type { RowTable } from '../../src/capture/index.ts';
 
 /**

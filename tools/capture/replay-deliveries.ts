@@ -1,5 +1,5 @@
 import type { Agent } from 'node:http';
-import { parseWebhookId } from '../../src/receiver/index.ts';
+import { parseWebhookId } from '../../src/receiver/contract.ts';
 import { bodyBytes } from '../../src/capture/index.ts';
 import type { LoadedCapture } from './capture-files.ts';
 import type { CapturedDelivery } from '../../src/capture/index.ts';

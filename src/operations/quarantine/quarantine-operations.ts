@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
-import { decodeBody } from '../../receiver/index.ts';
-import { findEventModel } from '../../receiver/index.ts';
+import { decodeBody } from '../../receiver/contract.ts';
+import { findEventModel } from '../../receiver/contract.ts';
 import type { Database, Db } from '../../lib/database/database.ts';
 import { quarantineEvent, storeDeliveries } from '../../receiver/index.ts';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TYPED_TABLES } from '../../../src/receiver/index.ts';
+import { TYPED_TABLES } from '../../../src/receiver/contract.ts';
 
 /**
  * docs/retention.md says how to size the tables by hand ("Measuring it again"): its query sums

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startKeyServer } from '../../common/key-server.ts';
 import { parseCapturedDelivery } from '../../../src/capture/index.ts';
 import { providerHex } from '../../../src/lib/platform-key.ts';
-import { keyFingerprint } from '../../../src/receiver/index.ts';
+import { keyFingerprint } from '../../../src/receiver/signature.ts';
 import { sendDelivery } from '../../../test/support/deliveries.ts';
 import { runScript } from '../../../test/support/receiver-process.ts';
 import { nppPayment } from '../../../test/support/sample-bodies.ts';

@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { answerWords, DESCRIPTIONS } from '../answer-words.ts';
 import { captureFilesAt, loadCaptureFile } from '../capture-files.ts';
-import { duplicate, quarantined } from '../../../src/receiver/index.ts';
+import { duplicate, quarantined } from '../../../src/receiver/contract.ts';
 import { parseCapturedDelivery } from '../../../src/capture/index.ts';
 import { exportQuarantine } from '../export-quarantine.ts';
 import { replayCaptures, summariseReplay, webhookIdCounter } from '../replay-deliveries.ts';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { TYPED_TABLES } from '../../../src/receiver/index.ts';
+import { TYPED_TABLES } from '../../../src/receiver/contract.ts';
 
 /** A delivery that was sent, with the rows it must leave. */
 export interface ExpectedDelivery {

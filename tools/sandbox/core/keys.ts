@@ -3,7 +3,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { loadOrCreateSigningKey } from '../../common/signing-key-file.ts';
-import { keyFingerprint } from '../../../src/receiver/index.ts';
+import { keyFingerprint } from '../../../src/receiver/signature.ts';
 
 interface KeyPair {
   privateKey: KeyObject;

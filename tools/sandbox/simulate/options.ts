@@ -4,7 +4,7 @@ import type {
   OptionValues,
 } from '../../../src/lib/command-line/command-description.ts';
 import { UsageError } from '../../../src/lib/command-line/errors.ts';
-import { isWellFormedEventName } from '../../../src/receiver/index.ts';
+import { isWellFormedEventName } from '../../../src/receiver/contract.ts';
 import type { SimulateOptions } from './simulate.ts';
 
 export const SIMULATE_USAGE = `usage: npm run sandbox -- simulate [options]   (or: npm run simulate -- [options])

@@ -1,7 +1,7 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { duplicate, quarantined } from '../../../src/receiver/index.ts';
+import { duplicate, quarantined } from '../../../src/receiver/contract.ts';
 import { PUBLIC_KEY_PATH } from '../../../src/lib/platform-key.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.ts';
 import { DESCRIPTIONS } from '../../capture/answer-words.ts';

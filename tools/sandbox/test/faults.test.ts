@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { keyFingerprint, parsePublicKey } from '../../../src/receiver/index.ts';
-import { decodeSignature, verifySignature } from '../../../src/receiver/index.ts';
+import { keyFingerprint, parsePublicKey } from '../../../src/receiver/signature.ts';
+import { decodeSignature, verifySignature } from '../../../src/receiver/signature.ts';
 import {
   CREDENTIALS,
   startSubscriber,

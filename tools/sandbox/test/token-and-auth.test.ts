@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keyFingerprint, parsePublicKey } from '../../../src/receiver/index.ts';
+import { keyFingerprint, parsePublicKey } from '../../../src/receiver/signature.ts';
 import { CREDENTIALS, startTestSandbox } from './support.ts';
 
 const basic = (user: string, password: string) =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeSignature, verifySignature } from '../../../src/receiver/index.ts';
-import { parsePublicKey } from '../../../src/receiver/index.ts';
+import { decodeSignature, verifySignature } from '../../../src/receiver/signature.ts';
+import { parsePublicKey } from '../../../src/receiver/signature.ts';
 import type { Call } from '../core/client.ts';
 import {
   eventually,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { contractOf } from '../../../src/receiver/index.ts';
+import { contractOf } from '../../../src/receiver/contract.ts';
 import { AFTER_ACTION_ANSWERS } from '../core/after-action.ts';
 import { FAULT_KINDS } from '../core/faults.ts';
 import { AMOUNT_PATTERN } from '../core/money.ts';

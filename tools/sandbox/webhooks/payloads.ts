@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sampleRecord, samplePayload } from '../../../src/receiver/index.ts';
+import { sampleRecord, samplePayload } from '../../../src/receiver/contract.ts';
 import { randomInt, type Random } from '../core/random.ts';
 import { fromCents } from '../core/money.ts';
 import type { Fields, PaymentKind } from '../state/types.ts';
