@@ -1,4 +1,9 @@
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import type {
+  CommandDescription,
+  OptionValues,
+} from '../../src/lib/command-line/command-description.ts';
+import { UsageError } from '../../src/lib/command-line/errors.ts';
+import { wholeNumber } from '../../src/lib/command-line/whole-number.ts';
 
 export const SERVER_NAMES = ['receiver', 'hand-written', 'bare'] as const;
 export type ServerName = (typeof SERVER_NAMES)[number];
@@ -23,75 +28,59 @@ export interface BenchOptions {
 
 export const DEFAULT_ADMIN_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
-/** A bad flag: commander has already printed what is wrong; the run exits 2. */
-export class UsageError extends Error {}
+const HELP = `Usage: npm run bench -- [options]
 
-export function parseOptions(
-  argv: readonly string[],
+The receiver against a hand-written receiver and a bare Express echo, in alternating rounds on
+this machine and its Postgres (docs/benchmark.md). Progress on stderr, the report on stdout.
+
+Options:
+  --rounds <n>          alternating rounds (receiver, hand-written, bare, ...) (default 5)
+  --duration <seconds>  about this long per server per round (default 10)
+  --connections <n>     concurrent connections (default 32)
+  --json                print the result as JSON instead of the report
+  --profile             the receiver alone, one round under node --cpu-prof
+  --database <name>     the receiver stores into this existing, migrated database
+  -h, --help            this text
+
+Environment: BENCH_DATABASE_URL, the Postgres to use (default ${DEFAULT_ADMIN_DATABASE_URL}).`;
+
+/**
+ * `npm run bench` as a command (tools/common/run-tool.ts runs it): its flags read, over `env`'s
+ * BENCH_DATABASE_URL, into the options `run` gets.
+ */
+export function benchCommand(
   env: Record<string, string | undefined>,
-  output: { writeOut(text: string): void; writeErr(text: string): void } = {
-    writeOut: (text) => process.stdout.write(text),
-    writeErr: (text) => process.stderr.write(text),
-  },
-): BenchOptions | 'help' {
-  const program = new Command('npm run bench --')
-    .description(
-      'The receiver against a hand-written receiver and a bare Express echo, in alternating ' +
-        'rounds on this machine and its Postgres (docs/benchmark.md). Progress on stderr, the ' +
-        'report on stdout.',
-    )
-    .option(
-      '--rounds <n>',
-      'alternating rounds (receiver, hand-written, bare, ...)',
-      integer(1, 50),
-      5,
-    )
-    .option('--duration <seconds>', 'about this long per server per round', integer(1, 600), 10)
-    .option('--connections <n>', 'concurrent connections', integer(1, 1000), 32)
-    .option('--json', 'print the result as JSON instead of the report')
-    .option('--profile', 'the receiver alone, one round under node --cpu-prof')
-    .option('--database <name>', 'the receiver stores into this existing, migrated database')
-    .addHelpText(
-      'after',
-      `\nEnvironment: BENCH_DATABASE_URL, the Postgres to use (default ${DEFAULT_ADMIN_DATABASE_URL}).`,
-    )
-    .exitOverride()
-    .configureOutput(output);
-  try {
-    program.parse([...argv], { from: 'user' });
-  } catch (error) {
-    if (error instanceof CommanderError && error.exitCode === 0) return 'help';
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  const v = program.opts<{
-    rounds: number;
-    duration: number;
-    connections: number;
-    json?: boolean;
-    profile?: boolean;
-    database?: string;
-  }>();
-  if (v.database !== undefined && !/^[a-z_][a-z0-9_]*$/.test(v.database)) {
-    output.writeErr(`error: --database takes a plain database name, not ${v.database}\n`);
-    throw new UsageError(`--database ${v.database}`);
-  }
+  run: (options: BenchOptions) => Promise<void>,
+): CommandDescription {
   return {
-    rounds: v.rounds,
-    duration: v.duration,
-    connections: v.connections,
-    json: v.json ?? false,
-    profile: v.profile ?? false,
-    database: v.database,
+    name: 'bench',
+    help: HELP,
+    options: [
+      { flags: '--rounds <n>', parse: wholeNumber(50) },
+      { flags: '--duration <seconds>', parse: wholeNumber(600) },
+      { flags: '--connections <n>', parse: wholeNumber(1000) },
+      { flags: '--json' },
+      { flags: '--profile' },
+      { flags: '--database <name>', parse: plainDatabaseName },
+    ],
+    run: ({ options }) => run(benchOptions(options, env)),
+  };
+}
+
+function benchOptions(values: OptionValues, env: Record<string, string | undefined>): BenchOptions {
+  return {
+    rounds: (values.rounds as number | undefined) ?? 5,
+    duration: (values.duration as number | undefined) ?? 10,
+    connections: (values.connections as number | undefined) ?? 32,
+    json: values.json === true,
+    profile: values.profile === true,
+    database: values.database as string | undefined,
     adminDatabaseUrl: env.BENCH_DATABASE_URL ?? DEFAULT_ADMIN_DATABASE_URL,
   };
 }
 
-function integer(min: number, max: number): (raw: string) => number {
-  return (raw) => {
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) {
-      throw new InvalidArgumentError(`an integer from ${min} to ${max}`);
-    }
-    return value;
-  };
+/** A name the runner can put in SQL and a URL as it is. */
+function plainDatabaseName(value: string, flag: string): string {
+  if (/^[a-z_][a-z0-9_]*$/.test(value)) return value;
+  throw new UsageError(`${flag} takes a plain database name, not ${value}`);
 }

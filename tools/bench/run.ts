@@ -4,11 +4,13 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { abandonable } from '../common/abandonable.ts';
 import { databaseUrl, withClient } from '../common/postgres.ts';
-import { createCleanup } from './cleanup.ts';
+import { runTool } from '../common/run-tool.ts';
+import { createCleanup, type Cleanup } from './cleanup.ts';
 import { createDeliveryPool, FIRST_WEBHOOK_ID } from './deliveries.ts';
 import { buildServers, launchServer, type BenchServer } from './launch.ts';
-import { parseOptions, SERVER_NAMES, UsageError, type BenchOptions } from './options.ts';
+import { benchCommand, SERVER_NAMES, type BenchOptions } from './options.ts';
 import { renderReport, type RunFacts } from './report.ts';
 import { runRounds } from './rounds.ts';
 import { describeRuntime, productionRuntime } from './runtime.ts';
@@ -18,29 +20,28 @@ import { summarise } from './summary.ts';
 /**
  * `npm run bench`: the receiver against a hand-written receiver and a bare Express echo, on the
  * same machine and the same Postgres, in alternating rounds (docs/benchmark.md). Progress on
- * stderr; the report (or with --json everything measured) on stdout.
+ * stderr; the report (or with --json everything measured) on stdout. Exit codes: 0 measured, 1 a
+ * failure, 2 bad usage, 130 / 143 stopped by SIGINT / SIGTERM (tools/common/run-tool.ts).
  */
 
 const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const log = (line: string) => console.error(line);
 
-async function main(): Promise<number> {
-  const options = parseOptions(process.argv.slice(2), process.env);
-  if (options === 'help') return 0;
+/** Measures; everything started is undone at the end, on an error, or on SIGINT / SIGTERM. */
+async function bench(options: BenchOptions): Promise<void> {
+  const cleanup = createCleanup(log);
+  process.once('exit', () => cleanup.runNow());
+  await abandonable(() => measure(options, cleanup), {
+    cleanUp: () => cleanup.run(),
+    announce: (signal) => log(`\n${signal}: stopping servers and dropping databases`),
+  });
+}
+
+async function measure(options: BenchOptions, cleanup: Cleanup): Promise<void> {
   const benchDir = join(PROJECT_DIR, '.data', 'bench');
   const logDir = join(benchDir, 'logs');
   const profileDir = join(benchDir, 'profile');
   mkdirSync(logDir, { recursive: true });
-
-  const cleanup = createCleanup(log);
-  process.once('exit', () => cleanup.runNow());
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      log(`\n${signal}: stopping servers and dropping databases`);
-      const exit = () => process.exit(130);
-      cleanup.run().then(exit, exit); // run() reports each failed step itself
-    });
-  }
   try {
     log('building: the servers run as compiled JavaScript, as in production');
     buildServers(PROJECT_DIR, !options.profile);
@@ -125,7 +126,6 @@ async function main(): Promise<number> {
           '(start-up, warm-up and the round; open it in Chrome DevTools or speedscope)',
       );
     }
-    return 0;
   } finally {
     await cleanup.run();
   }
@@ -168,11 +168,4 @@ async function describePostgres(options: BenchOptions): Promise<string> {
   });
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    if (error instanceof UsageError) process.exit(2);
-    console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
-    process.exit(1);
-  },
-);
+await runTool(benchCommand(process.env, bench), 'bench failed');

@@ -4,20 +4,27 @@ import type {
 } from '../../src/lib/command-line/command-description.ts';
 import { NotDone, UsageError } from '../../src/lib/command-line/errors.ts';
 import { runCommand } from '../../src/lib/command-line/run-command.ts';
+import { Interrupted, Skipped } from './tool-errors.ts';
 
 /**
- * Every tool's exit-code policy, the command line's (src/cli/exit-codes.ts):
+ * Every tool's exit-code policy, the command line's (src/cli/exit-codes.ts) and two of its own
+ * (tools/common/tool-errors.ts):
  *
  *   0  done
- *   1  not done (NotDone: answers that differ, a delivery lost, a key that does not verify) or a
- *      failure at run time (anything else thrown, shown after `failedTo`)
+ *   1  not done (NotDone: answers that differ, a delivery lost, a key that does not verify, a
+ *      time limit passed) or a failure at run time (anything else thrown, shown after `failedTo`)
  *   2  bad usage (UsageError: the words of the call, a bad setting; nothing ran)
+ *   3  skipped (Skipped: what the tool proves could not be tried on this machine)
+ *   130, 143  stopped by SIGINT, SIGTERM (Interrupted, once cleaned up: tools/common/abandonable.ts)
  *
  * A tool's modules return or throw; this file alone turns that into a code.
  */
-export function toolFailure(error: unknown, failedTo: string): { code: 1 | 2; text: string } {
+export function toolFailure(error: unknown, failedTo: string): { code: number; text: string } {
   if (error instanceof UsageError) return { code: 2, text: error.text() };
   if (error instanceof NotDone) return { code: 1, text: error.text() };
+  if (error instanceof Skipped) return { code: 3, text: `SKIPPED: ${error.message}` };
+  // The tool said why when it began to clean up.
+  if (error instanceof Interrupted) return { code: error.exitCode, text: '' };
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   return { code: 1, text: `${failedTo}: ${detail}` };
 }

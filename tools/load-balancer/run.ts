@@ -7,13 +7,17 @@
  *   npm run test:lb -- --scenario=D                   # the whole chain: sandbox to consumer
  *   npm run test:lb -- --help
  *
- * Exit code: 0 every scenario held; 1 one did not (or the harness failed); 2 bad flags;
- * 3 skipped (nginx could not be installed). Everything started is stopped and removed at the
+ * Exit code: 0 every scenario held; 1 one did not (or the harness failed, or ran out of
+ * --max-seconds); 2 bad flags; 3 skipped (nginx could not be installed); 130 / 143 stopped by
+ * SIGINT / SIGTERM (tools/common/run-tool.ts). Everything started is stopped and removed at the
  * end, also on failure, timeout or Ctrl-C. See docs/load-balancer.md.
  */
+import { NotDone } from '../../src/lib/command-line/errors.ts';
+import { abandonable, type Abandonment } from '../common/abandonable.ts';
+import { runTool } from '../common/run-tool.ts';
 import { createCleanup, type Cleanup } from './core/cleanup.ts';
-import { ensureNginx, NginxUnavailable } from './core/nginx.ts';
-import { parseOptions, usage, UsageError, type Options } from './core/options.ts';
+import { ensureNginx } from './core/nginx.ts';
+import { loadBalancerCommand, type Options } from './core/options.ts';
 import { check, passed, printResult, type ScenarioResult } from './core/report.ts';
 import { wholeChain } from './scenarios/chain.ts';
 import type { ScenarioContext } from './scenarios/context.ts';
@@ -25,56 +29,37 @@ import { startStack, type Stack } from './core/stack.ts';
 
 const log = (line: string) => console.log(line);
 
-async function main(argv: string[]): Promise<number> {
-  let options: Options | 'help';
-  try {
-    options = parseOptions(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError) && !(error instanceof TypeError)) throw error;
-    log(`${error.message}\n\n${usage()}`);
-    return 2;
-  }
-  if (options === 'help') {
-    log(usage());
-    return 0;
-  }
-  const opts = options;
-  const started = performance.now();
+/** Every scenario asked for; a scenario that did not hold is a NotDone. */
+async function prove(options: Options): Promise<void> {
   const cleanup = createCleanup(log);
-  const abandon = (why: string, code: number) => {
-    log(`\n${why}: cleaning up`);
-    const exit = () => process.exit(code);
-    cleanup.run().then(exit, exit); // run() reports each failed step itself
+  const why: Record<Abandonment, string> = {
+    SIGINT: 'interrupted',
+    SIGTERM: 'terminated',
+    'time limit': `run exceeded --max-seconds=${options.maxSeconds}`,
   };
-  process.once('SIGINT', () => abandon('interrupted', 130));
-  process.once('SIGTERM', () => abandon('terminated', 143));
-  const watchdog = setTimeout(
-    () => abandon(`run exceeded --max-seconds=${opts.maxSeconds}`, 1),
-    opts.maxSeconds * 1000,
-  );
+  await abandonable(() => proveOnStack(options, cleanup), {
+    cleanUp: () => cleanup.run(),
+    announce: (abandonment) => log(`\n${why[abandonment]}: cleaning up`),
+    timeLimitMs: options.maxSeconds * 1000,
+  });
+}
 
+async function proveOnStack(options: Options, cleanup: Cleanup): Promise<void> {
+  const started = performance.now();
   try {
-    try {
-      log(`using ${ensureNginx(log)}`);
-    } catch (error) {
-      if (!(error instanceof NginxUnavailable)) throw error;
-      log(`SKIPPED: ${error.message}`);
-      return 3;
-    }
-    const stack = await startStack({ logLevel: opts.logLevel, keep: opts.keep, cleanup, log });
+    log(`using ${ensureNginx(log)}`); // NginxUnavailable: a Skipped, exit 3
+    const { logLevel, keep } = options;
+    const stack = await startStack({ logLevel, keep, cleanup, log });
     stack.describe().forEach((line) => log(line));
-    const results = await runScenarios(stack, opts, cleanup);
+    const results = await runScenarios(stack, options, cleanup);
     log('\n== Summary');
     for (const result of results) log(`   ${passed(result) ? 'PASS' : 'FAIL'}  ${result.title}`);
     log(`   total ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    const ok = results.every(passed);
-    if (!ok) printLogTails(stack);
-    return ok ? 0 : 1;
-  } catch (error) {
-    log(`harness failed: ${error instanceof Error ? (error.stack ?? error.message) : error}`);
-    return 1;
+    if (!results.every(passed)) {
+      printLogTails(stack);
+      throw new NotDone();
+    }
   } finally {
-    clearTimeout(watchdog);
     await cleanup.run();
   }
 }
@@ -140,10 +125,4 @@ function printLogTails(stack: Stack): void {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    log(`harness crashed: ${error instanceof Error ? error.stack : error}`);
-    process.exit(1);
-  },
-);
+await runTool(loadBalancerCommand(prove), 'harness failed');

@@ -15,6 +15,8 @@ app.post('/webhooks/:eventName', express.raw({ type: () => true, limit: '4mb' })
 });
 
 const server = app.listen(Number(process.env.PORT ?? 3001), '127.0.0.1');
+// A peer server the bench starts and stops with SIGTERM, not a tool (no words, no run-tool):
+// it exits itself once closed, as a merchant's server would.
 process.on('SIGTERM', () => {
   server.close(() => process.exit(0));
   server.closeIdleConnections();

@@ -78,6 +78,8 @@ app.post(
 );
 
 const server = app.listen(Number(process.env.PORT ?? 3002), '127.0.0.1');
+// A peer server the bench starts and stops with SIGTERM, not a tool (no words, no run-tool):
+// it exits itself once closed, as a merchant's server would.
 process.on('SIGTERM', () => {
   server.close(() => {
     pool.end().then(

@@ -1,12 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Skipped } from '../../common/tool-errors.ts';
 import type { Cleanup } from './cleanup.ts';
 import { getStatus, waitFor } from './net.ts';
 import { nginxConfig, type NginxConfigOptions } from './nginx-config.ts';
 
 /** nginx cannot be had on this machine: the run is skipped, not passed. */
-export class NginxUnavailable extends Error {}
+class NginxUnavailable extends Skipped {}
 
 /** Installs nginx from Debian's packages when it is missing (as root only). */
 export function ensureNginx(log: (line: string) => void): string {

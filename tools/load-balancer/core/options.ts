@@ -1,4 +1,8 @@
-import { parseArgs } from 'node:util';
+import type {
+  CommandDescription,
+  OptionValues,
+} from '../../../src/lib/command-line/command-description.ts';
+import { UsageError } from '../../../src/lib/command-line/errors.ts';
 
 const SCENARIOS = ['A', 'B', 'C', 'D'] as const;
 type ScenarioName = (typeof SCENARIOS)[number];
@@ -48,77 +52,87 @@ const HELP = `npm run test:lb -- [flags]
   --log-level=L         receivers' LOG_LEVEL (default warn)
   --keep                keep the temporary folder (logs, nginx config) for inspection
   --max-seconds=N       give up and clean up after this long (default 300)
-`;
+  -h, --help            this text`;
 
-export class UsageError extends Error {}
+/**
+ * `npm run test:lb` as a command (tools/common/run-tool.ts runs it): its flags read, with their
+ * defaults, into the options `run` gets.
+ */
+export function loadBalancerCommand(run: (options: Options) => Promise<void>): CommandDescription {
+  return {
+    name: 'test:lb',
+    help: HELP,
+    options: [
+      { flags: '--scenario <list>', parse: scenarioList },
+      { flags: '--deliveries <n>', parse: count(1, 200_000) },
+      { flags: '--fault-deliveries <n>', parse: count(1, 200_000) },
+      { flags: '--concurrency <n>', parse: count(1, 512) },
+      { flags: '--duplicates <share>', parse: share },
+      { flags: '--rate <n>', parse: count(1, 10_000) },
+      { flags: '--retry-delay-ms <n>', parse: count(0, 60_000) },
+      { flags: '--outage-ms <n>', parse: count(100, 60_000) },
+      { flags: '--chain-payments <n>', parse: count(10, 5000) },
+      { flags: '--chain-rate <n>', parse: count(1, 500) },
+      { flags: '--consumer-down-ms <n>', parse: count(200, 60_000) },
+      { flags: '--log-level <level>' },
+      { flags: '--keep' },
+      { flags: '--max-seconds <n>', parse: count(10, 3600) },
+    ],
+    run: ({ options }) => run(loadBalancerOptions(options)),
+  };
+}
 
-export function parseOptions(argv: string[]): Options | 'help' {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      scenario: { type: 'string', default: 'A,B,C,D' },
-      deliveries: { type: 'string', default: '3000' },
-      'fault-deliveries': { type: 'string', default: '1500' },
-      concurrency: { type: 'string', default: '64' },
-      duplicates: { type: 'string', default: '0.3' },
-      rate: { type: 'string', default: '250' },
-      'retry-delay-ms': { type: 'string', default: '1500' },
-      'outage-ms': { type: 'string', default: '3000' },
-      'chain-payments': { type: 'string', default: '500' },
-      'chain-rate': { type: 'string', default: '30' },
-      'consumer-down-ms': { type: 'string', default: '4000' },
-      'log-level': { type: 'string', default: 'warn' },
-      keep: { type: 'boolean', default: false },
-      'max-seconds': { type: 'string', default: '300' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    strict: true,
-  });
-  if (values.help) return 'help';
-  const scenarios = values.scenario.split(',').map((name) => name.trim().toUpperCase());
-  const unknown = scenarios.filter((name) => !(SCENARIOS as readonly string[]).includes(name));
-  if (unknown.length > 0 || scenarios.length === 0) {
-    throw new UsageError(`--scenario: unknown ${unknown.join(', ')} (use A, B, C, D)`);
-  }
-  const chainPayments = count('chain-payments', values['chain-payments'], 10, 5000);
-  const chainRate = count('chain-rate', values['chain-rate'], 1, 500);
+/** The flags read (by commander's names), each missing one its default. */
+function loadBalancerOptions(values: OptionValues): Options {
+  const number = (name: string, otherwise: number) =>
+    (values[name] as number | undefined) ?? otherwise;
+  const chainPayments = number('chainPayments', 500);
+  const chainRate = number('chainRate', 30);
   if (chainPayments / chainRate > 120) {
     throw new UsageError('--chain-payments / --chain-rate: the load may last at most 120 s');
   }
   return {
-    scenarios: SCENARIOS.filter((name) => scenarios.includes(name)),
-    deliveries: count('deliveries', values.deliveries, 1, 200_000),
-    faultDeliveries: count('fault-deliveries', values['fault-deliveries'], 1, 200_000),
-    concurrency: count('concurrency', values.concurrency, 1, 512),
-    duplicateShare: share('duplicates', values.duplicates),
-    rate: count('rate', values.rate, 1, 10_000),
-    retryDelayMs: count('retry-delay-ms', values['retry-delay-ms'], 0, 60_000),
-    outageMs: count('outage-ms', values['outage-ms'], 100, 60_000),
+    scenarios: (values.scenario as ScenarioName[] | undefined) ?? [...SCENARIOS],
+    deliveries: number('deliveries', 3000),
+    faultDeliveries: number('faultDeliveries', 1500),
+    concurrency: number('concurrency', 64),
+    duplicateShare: number('duplicates', 0.3),
+    rate: number('rate', 250),
+    retryDelayMs: number('retryDelayMs', 1500),
+    outageMs: number('outageMs', 3000),
     chainPayments,
     chainRate,
-    consumerDownMs: count('consumer-down-ms', values['consumer-down-ms'], 200, 60_000),
-    logLevel: values['log-level'],
-    keep: values.keep,
-    maxSeconds: count('max-seconds', values['max-seconds'], 10, 3600),
+    consumerDownMs: number('consumerDownMs', 4000),
+    logLevel: (values.logLevel as string | undefined) ?? 'warn',
+    keep: values.keep === true,
+    maxSeconds: number('maxSeconds', 300),
   };
 }
 
-export function usage(): string {
-  return HELP;
-}
-
-function count(name: string, raw: string, min: number, max: number): number {
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new UsageError(`--${name}: expected a whole number from ${min} to ${max}, got "${raw}"`);
+/** `A,c, B`: the scenarios named, in the order they run (D last). */
+function scenarioList(raw: string, flag: string): ScenarioName[] {
+  const scenarios = raw.split(',').map((name) => name.trim().toUpperCase());
+  const unknown = scenarios.filter((name) => !(SCENARIOS as readonly string[]).includes(name));
+  if (unknown.length > 0 || scenarios.length === 0) {
+    throw new UsageError(`${flag}: unknown ${unknown.join(', ')} (use A, B, C, D)`);
   }
-  return value;
+  return SCENARIOS.filter((name) => scenarios.includes(name));
 }
 
-function share(name: string, raw: string): number {
+function count(min: number, max: number): (raw: string, flag: string) => number {
+  return (raw, flag) => {
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw new UsageError(`${flag}: expected a whole number from ${min} to ${max}, got "${raw}"`);
+    }
+    return value;
+  };
+}
+
+function share(raw: string, flag: string): number {
   const value = Number(raw);
   if (!Number.isFinite(value) || value < 0 || value > 0.9) {
-    throw new UsageError(`--${name}: expected a share from 0 to 0.9, got "${raw}"`);
+    throw new UsageError(`${flag}: expected a share from 0 to 0.9, got "${raw}"`);
   }
   return value;
 }
