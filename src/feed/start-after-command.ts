@@ -15,7 +15,7 @@ import { lastPosition } from './relay-control.ts';
  * `--dry-run` prints the plan alone.
  */
 
-export interface StartAfterPlan {
+interface StartAfterPlan {
   position: string;
   paused: boolean;
   /** Pending events up to the position, by type: what would be marked sent without a POST. */
@@ -31,7 +31,7 @@ export interface StartAfterPlan {
 }
 
 /** What `start-after` would do, read in one statement (pending rows in range, by type). */
-export async function planStartAfter(db: Db, position: string): Promise<StartAfterPlan> {
+async function planStartAfter(db: Db, position: string): Promise<StartAfterPlan> {
   const rows = await sql<{ type: string; events: string; attempted: string; held: string }>`
     SELECT e.type, count(*) AS events,
       count(*) FILTER (WHERE e.attempts > 0 OR e.claimed_by IS NOT NULL) AS attempted,
@@ -68,7 +68,7 @@ export async function planStartAfter(db: Db, position: string): Promise<StartAft
 }
 
 /** Why the plan may not run without --force; empty when it may. */
-export function refusals(plan: StartAfterPlan): string[] {
+function refusals(plan: StartAfterPlan): string[] {
   return [
     !plan.paused &&
       'the relay is not paused (npm run feed -- pause, and wait for the POSTs in flight)',
@@ -80,7 +80,7 @@ export function refusals(plan: StartAfterPlan): string[] {
 }
 
 /** The plan as lines for the operator: what would be skipped, by type. */
-export function describePlan(plan: StartAfterPlan): string[] {
+function describePlan(plan: StartAfterPlan): string[] {
   const lines = [
     `up to position ${plan.position}: ${plan.events} pending event(s) would be marked sent without relaying them${plan.events > 0 ? ':' : ''}`,
     ...plan.byType.map(
@@ -103,7 +103,7 @@ export function describePlan(plan: StartAfterPlan): string[] {
  * dead letter, the relay paused), so a relay resumed meanwhile cannot lose one. Answers how many
  * were marked.
  */
-export async function markStartedAfter(
+async function markStartedAfter(
   db: Db,
   position: string,
   options: { force: boolean; onProgress: (done: number) => void; batchSize?: number },

@@ -8,7 +8,7 @@ import { paymentBody } from '../common/payment-body.ts';
  * headers the platform sends. The pool only grows (between rounds).
  */
 
-export interface Delivery {
+interface Delivery {
   readonly body: string;
   readonly headers: Readonly<Record<string, string>>;
 }

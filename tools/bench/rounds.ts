@@ -110,7 +110,7 @@ async function settle({ store }: BenchServer): Promise<void> {
 }
 
 /** One line per round and server, on stderr as the run goes. */
-export function describeRound(record: RoundRecord): string {
+function describeRound(record: RoundRecord): string {
   const { load } = record;
   const failures = load.non2xx + load.errors + load.timeouts + load.reusedDeliveries;
   const rows =

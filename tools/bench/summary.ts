@@ -38,7 +38,7 @@ export interface Ratio {
   cpuMsPerDelivery: Spread;
 }
 
-export interface Check {
+interface Check {
   label: string;
   target: string;
   actual: string;
@@ -53,7 +53,7 @@ export interface Summary {
   passed: boolean;
 }
 
-export const TARGETS = {
+const TARGETS = {
   /** Receiver / hand-written throughput (median of the rounds): must reach this... */
   overHandWritten: 1.0,
   /** ...and should reach this (reported, does not fail). */
@@ -171,7 +171,7 @@ function buildChecks(servers: readonly ServerSummary[], over: Summary['receiverO
   ];
 }
 
-export function spread(values: readonly number[]): Spread {
+function spread(values: readonly number[]): Spread {
   return { min: Math.min(...values), median: median(values), max: Math.max(...values) };
 }
 

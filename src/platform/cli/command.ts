@@ -16,7 +16,7 @@ export type OptionValues = Record<string, string | boolean | (string | boolean)[
 /** What a command is configured with: the platform's API, and the receiver's database. */
 export type CommandConfig = ProviderClientConfig & DatabaseConfig;
 
-export interface CommandContext {
+interface CommandContext {
   client: ProviderClient;
   config: CommandConfig;
   logger: Logger;
@@ -28,7 +28,7 @@ export interface CommandContext {
   now(): number;
 }
 
-export interface CommandOption {
+interface CommandOption {
   type: 'string' | 'boolean';
   multiple?: boolean;
   help: string;

@@ -46,7 +46,7 @@ export interface FieldSpec {
  * NPPReceivePayment, field by field (PascalCase, as the interface document and the published
  * schema `event.receivePaymentWebhook` name them). Unknown fields stay in the raw body.
  */
-export const PAYMENT_FIELDS = [
+const PAYMENT_FIELDS = [
   {
     key: 'transactionId',
     from: ['TransactionId'],
@@ -117,17 +117,17 @@ export const PAYMENT_FIELDS = [
 ] as const satisfies readonly FieldSpec[];
 
 /** Where a payment's refund parts sit: an object inside the body. */
-export const REFUND_DETAILS = 'RefundDetails';
+const REFUND_DETAILS = 'RefundDetails';
 
 /** RefundDetails (from the interface document); each part optional. */
-export const REFUND_FIELDS = [
+const REFUND_FIELDS = [
   { key: 'refundInboundAmount', from: ['InboundAmount'], kind: 'money', example: '1875.45' },
   { key: 'refundAmount', from: ['RefundAmount'], kind: 'money', example: '75.45' },
   { key: 'refundId', from: ['RefundId'], kind: 'identifier', example: 'RF-000312' },
 ] as const satisfies readonly FieldSpec[];
 
 /** PayToReceivePayment: the NPPReceivePayment fields and its own (the PayTo report spells MmsId "MMSId"). */
-export const PAYTO_FIELDS = [
+const PAYTO_FIELDS = [
   ...PAYMENT_FIELDS,
   { key: 'mmsId', from: ['MmsId', 'MMSId'], kind: 'text', example: 'MMS-000451' },
   {
@@ -144,7 +144,7 @@ export const PAYTO_FIELDS = [
  * schemas `event.InboundDirectCreditRejectionsWebhook` and `event.NppCreditRejectionsWebhook`
  * (the same fields). Unknown fields stay in the raw body.
  */
-export const REJECTION_FIELDS = [
+const REJECTION_FIELDS = [
   // 2650 in the spec.
   { key: 'rejectionId', from: ['id'], kind: 'identifier', required: true, example: '2650' },
   { key: 'amount', from: ['amount'], kind: 'money', required: true, example: '264.97' },
@@ -202,13 +202,13 @@ export const REJECTION_FIELDS = [
 ] as const satisfies readonly FieldSpec[];
 
 /** Where an InboundDirectCredit batch holds its records. */
-export const DIRECT_CREDIT_DETAILS = 'DirectCreditDetails';
+const DIRECT_CREDIT_DETAILS = 'DirectCreditDetails';
 
 /**
  * One InboundDirectCredit record (an element of the batch's `DirectCreditDetails`), field by
  * field as the public reference names them (PascalCase). Unknown fields stay in the raw body.
  */
-export const DIRECT_CREDIT_FIELDS = [
+const DIRECT_CREDIT_FIELDS = [
   {
     key: 'transactionId',
     from: ['TransactionId'],

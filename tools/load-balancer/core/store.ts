@@ -12,7 +12,7 @@ export interface ExpectedDelivery {
 }
 
 /** A stored delivery row (more than one per Webhookid would be a double). */
-export interface StoredDelivery {
+interface StoredDelivery {
   sha256: string;
   eventName: string;
   requestId: string | null;
@@ -20,13 +20,13 @@ export interface StoredDelivery {
 }
 
 /** A business row: a payment, a direct credit or a rejection, by its table's business key. */
-export interface BusinessRow {
+interface BusinessRow {
   table: string;
   key: string;
   webhookId: string;
 }
 
-export interface FeedEventRow {
+interface FeedEventRow {
   id: string;
   eventName: string;
   businessKey: string;
