@@ -64,7 +64,12 @@ export function createDatabaseWithPool(options: DatabaseOptions): { db: Db; pool
     },
   });
   // Without a listener, an idle client losing its connection would crash the process.
-  pool.on('error', (error) => options.onIdleClientError?.(error));
+  // pg-pool hangs the whole client on the error (its connection, socket and parameters), which
+  // a log line would then dump in full: the handler gets the error without it.
+  pool.on('error', (error) => {
+    delete (error as Error & { client?: unknown }).client;
+    options.onIdleClientError?.(error);
+  });
   // pg-pool listens only on idle clients. A checked-out client whose socket dies mid-query
   // emits 'error' too; unheard, that would crash every instance during a database outage.
   // The query in flight already fails with the same error (and its delivery gets a 500).
