@@ -43,10 +43,13 @@ export async function receiveDelivery(
   delivery: Delivery,
 ): Promise<DeliveryAnswer> {
   const { headers, rawBody } = delivery;
-  const header = (name: string) => single(headers[name]);
 
   // 4. Signature over the exact bytes.
-  const signature = await checkSignature(rawBody, header('verification-signature'), deps.keys);
+  const signature = await checkSignature(
+    rawBody,
+    single(headers['verification-signature']),
+    deps.keys,
+  );
   if (!signature.ok) {
     if (signature.reason === 'no-key') {
       return {
@@ -72,13 +75,13 @@ export async function receiveDelivery(
 
   // One call, no Hash object: this runs for every delivery.
   const bodySha256 = hash('sha256', rawBody, 'hex');
-  const webhookIdHeader = header('webhookid');
+  const webhookIdHeader = single(headers['webhookid']);
   const common = {
     eventName: delivery.eventName,
     receivedAt: deps.now(),
     bodySha256,
     rawBody,
-    contentType: header('content-type') ?? null,
+    contentType: single(headers['content-type']) ?? null,
     headers: storedHeaders(headers),
     requestId: delivery.requestId,
     remoteAddress: delivery.remoteAddress,
@@ -110,7 +113,7 @@ export async function receiveDelivery(
     // 7. Content type, JSON, schema. (6, the duplicate check, is folded into the store below,
     // where the unique constraints make it exact; a refused body only needs it to decide
     // between "already have it" and quarantine.)
-    const body = decodeBody(rawBody, header('content-type'), delivery.model);
+    const body = decodeBody(rawBody, single(headers['content-type']), delivery.model);
     if (!body.ok) {
       const existing = await findStoredDelivery(deps.db, webhookId.value, common);
       if (existing) return duplicate(ids, bodySha256, existing);
