@@ -4,7 +4,7 @@ import type { FieldProblem, TypedRows } from '../events/types.ts';
 import type { Database } from '../../lib/database/database.ts';
 import { preparedStatement, runPrepared } from '../../lib/database/prepared-statement.ts';
 import { feedOutboxCte, type OutboxSource } from './feed-outbox-sql.ts';
-import { ParameterBytes } from './parameter-bytes.ts';
+import { ParameterBytes, type ParameterBuffers } from './parameter-bytes.ts';
 import { lateConflictCtes, TYPED_TABLES, typedRowCtes, typedRowTally } from './typed-row-sql.ts';
 
 interface NewDelivery {
@@ -56,18 +56,25 @@ export interface StoredOutcome {
 export async function storeDeliveries(
   db: Kysely<Database>,
   batch: readonly DeliveryToStore[],
+  /** Where the parameters' buffer comes from and goes back to (the batcher's); default: new. */
+  buffers?: ParameterBuffers,
 ): Promise<StoredOutcome[]> {
   const byKey = [...batch].sort((a, b) => compareIds(a.delivery.webhookId, b.delivery.webhookId));
   // Every parameter in one buffer, each written once, in the statement's order.
-  const bytes = new ParameterBytes(parameterBytesGuess(byKey));
-  const rows = await runPrepared<StatementRow, Database>(db, STORE_STATEMENT, [
-    deliveriesJson(bytes, byKey),
-    bodiesBytes(bytes, byKey),
-    ...typedRowsByTable(bytes, byKey),
-    directCreditBatchesJson(bytes, byKey),
-  ]);
+  const bytes = new ParameterBytes(parameterBytesGuess(byKey), buffers);
+  let rows: StatementRow[];
+  try {
+    rows = await runPrepared<StatementRow, Database>(db, STORE_STATEMENT, [
+      deliveriesJson(bytes, byKey),
+      bodiesBytes(bytes, byKey),
+      ...typedRowsByTable(bytes, byKey),
+      directCreditBatchesJson(bytes, byKey),
+    ]);
+  } finally {
+    bytes.release();
+  }
 
-  const late = await recordLateConflicts(db, byKey, rows);
+  const late = await recordLateConflicts(db, byKey, rows, buffers);
 
   // Two identical deliveries in one batch share a key; the first claims the written row and
   // the other is a duplicate, as it would be had they arrived one after the other. Webhookids
@@ -253,16 +260,22 @@ async function recordLateConflicts(
   db: Kysely<Database>,
   items: readonly DeliveryToStore[],
   rows: readonly StatementRow[],
+  buffers: ParameterBuffers | undefined,
 ): Promise<ReadonlyMap<string, number>> {
   if (!rows.some((row) => row.unresolved > 0)) return NO_LATE_CONFLICTS;
   const racing = new Set(rows.filter((row) => row.unresolved > 0).map((row) => row.webhook_id));
   const racers = items.filter((item) => racing.has(item.delivery.webhookId));
-  const found = await runPrepared<{ webhook_id: string; conflicts: number }, Database>(
-    db,
-    LATE_CONFLICT_STATEMENT,
-    typedRowsByTable(new ParameterBytes(parameterBytesGuess(racers)), racers),
-  );
-  return new Map(found.map((row) => [row.webhook_id, row.conflicts]));
+  const bytes = new ParameterBytes(parameterBytesGuess(racers), buffers);
+  try {
+    const found = await runPrepared<{ webhook_id: string; conflicts: number }, Database>(
+      db,
+      LATE_CONFLICT_STATEMENT,
+      typedRowsByTable(bytes, racers),
+    );
+    return new Map(found.map((row) => [row.webhook_id, row.conflicts]));
+  } finally {
+    bytes.release();
+  }
 }
 
 const NO_LATE_CONFLICTS: ReadonlyMap<string, number> = new Map();

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ParameterBytes } from '../../../../src/receiver/storage/parameter-bytes.ts';
+import {
+  ParameterBuffers,
+  ParameterBytes,
+} from '../../../../src/receiver/storage/parameter-bytes.ts';
 
 const STRINGS = [
   '',
@@ -51,5 +54,21 @@ describe('statement parameters written as bytes', () => {
     const second = bytes.beginJsonb().string('x'.repeat(1000)).end();
     expect(first.equals(body)).toBe(true);
     expect(jsonText(second)).toBe(JSON.stringify('x'.repeat(1000)));
+  });
+});
+
+describe('parameter buffers kept for the next statement', () => {
+  it('when a statement is done, then its buffer serves the next one that fits, and no more are kept than asked', () => {
+    const buffers = new ParameterBuffers(1);
+    const first = new ParameterBytes(4096, buffers);
+    const second = new ParameterBytes(4096, buffers);
+    const firstBytes = first.beginBytea().raw(Buffer.from('one')).end();
+    second.beginBytea().raw(Buffer.from('two')).end();
+    first.release();
+    second.release();
+    const third = new ParameterBytes(1000, buffers);
+    expect(third.beginBytea().raw(Buffer.from('three')).end().buffer).toBe(firstBytes.buffer);
+    const fourth = new ParameterBytes(1000, buffers);
+    expect(fourth.beginBytea().raw(Buffer.from('four')).end().buffer).not.toBe(firstBytes.buffer);
   });
 });
