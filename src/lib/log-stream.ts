@@ -21,17 +21,24 @@ export interface LogStream {
 export function createLogStream(options: { fd: number; maxBufferBytes: number }): LogStream {
   // Not pino.destination(): that one also flushes synchronously when the process exits, which
   // blocks forever on a full pipe, so even the forced exit after SHUTDOWN_TIMEOUT_MS would hang.
-  const boom = new sonicBoom.SonicBoom({
-    fd: options.fd,
-    sync: false,
-    maxLength: options.maxBufferBytes,
-  });
+  // No maxLength: the bound is kept here, line by line (sonic-boom would drop a whole write).
+  const boom = new sonicBoom.SonicBoom({ fd: options.fd, sync: false });
   let dropped = 0;
   let buffered = 0;
+  // The first line of a turn of the event loop goes to sonic-boom at once; the others of the
+  // same turn wait and go together at its end. A line at a time, sonic-boom appends each to the
+  // text waiting behind a write in flight and measures that text anew, copying it once per line,
+  // and a batch of deliveries answered at once writes dozens of lines in a row.
+  let turnStarted = false;
+  let waiting: string[] = [];
+  const endTurn = () => {
+    turnStarted = false;
+    if (waiting.length === 0) return;
+    const lines = waiting;
+    waiting = [];
+    boom.write(lines.join(''));
+  };
   const written = new Set<() => void>();
-  // sonic-boom drops a whole write (one line: pino writes each line at once) when it would
-  // overflow the buffer, and says so synchronously.
-  boom.on('drop', () => (dropped += 1));
   boom.on('write', (bytes: number) => {
     buffered = Math.max(0, buffered - bytes);
     if (buffered === 0) for (const resolve of written) resolve();
@@ -42,9 +49,19 @@ export function createLogStream(options: { fd: number; maxBufferBytes: number })
   return {
     destination: {
       write(line: string) {
-        const droppedBefore = dropped;
+        const bytes = Buffer.byteLength(line);
+        if (buffered + bytes > options.maxBufferBytes) {
+          dropped += 1;
+          return;
+        }
+        buffered += bytes;
+        if (turnStarted) {
+          waiting.push(line);
+          return;
+        }
+        turnStarted = true;
+        setImmediate(endTurn);
         boom.write(line);
-        if (dropped === droppedBefore) buffered += Buffer.byteLength(line);
       },
     },
     droppedLines: () => dropped,

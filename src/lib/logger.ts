@@ -29,9 +29,26 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     level,
     base: { service: 'monoova-webhook-receiver' },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: isoTimeOncePerMillisecond(),
   };
   // Asynchronous writes to stdout: under load, lines written while a write is in flight go out
   // together in one write. The service passes its own bounded stream instead (log-stream.ts).
   return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
+}
+
+/**
+ * pino's `isoTime` (`,"time":"2026-11-29T09:00:00.000Z"`), written once per millisecond: under
+ * load many lines fall in the same one, and each would otherwise make a Date and two strings.
+ */
+function isoTimeOncePerMillisecond(): () => string {
+  let at = Number.NaN;
+  let text = '';
+  return () => {
+    const now = Date.now();
+    if (now !== at) {
+      at = now;
+      text = `,"time":"${new Date(now).toISOString()}"`;
+    }
+    return text;
+  };
 }

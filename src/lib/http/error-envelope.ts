@@ -3,14 +3,9 @@ import type { Response } from 'express';
 /**
  * The answer shape of every listener of the kit, the platform's own (the receiver answers the
  * platform in it; the feed's listener and health routes use it too): status word, description,
- * duration; on a 400, the problems found (`{path, message}` each).
+ * duration; on a 400, the problems found (`{path, message}` each):
+ * `{"status":"Ok","statusDescription":"...","durationMs":3}`, and `"errors":[...]` last.
  */
-interface Envelope {
-  status: string;
-  statusDescription: string;
-  durationMs: number;
-  errors?: object[];
-}
 
 /**
  * Told of every answer sent through sendEnvelope, when the app put one in
@@ -40,15 +35,15 @@ export function sendEnvelope(
 ): void {
   const started = res.locals.startedAt as number | undefined;
   const elapsedMs = started === undefined ? 0 : performance.now() - started;
-  const body: Envelope = {
-    status: STATUS_WORDS[httpStatus] ?? 'Error',
-    statusDescription: description,
-    durationMs: Math.round(elapsedMs),
-    ...(errors && { errors: [...errors] }),
-  };
+  // The Envelope as JSON.stringify writes it, field by field: no object to build and walk for
+  // every answer, every delivery gets one.
+  let text =
+    `{"status":${STATUS_JSON[httpStatus] ?? '"Error"'},` +
+    `"statusDescription":${JSON.stringify(description)},"durationMs":${Math.round(elapsedMs)}`;
+  if (errors) text += `,"errors":${JSON.stringify(errors)}`;
+  text += '}';
   // Written directly: Express's res.json would look up the content type and charset again for
-  // every answer, and every delivery gets one.
-  const text = JSON.stringify(body);
+  // every answer.
   res.writeHead(httpStatus, {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(text),
@@ -62,3 +57,8 @@ export function sendEnvelope(
     elapsedMs / 1000,
   );
 }
+
+/** Each status word as JSON text. */
+const STATUS_JSON: Record<number, string> = Object.fromEntries(
+  Object.entries(STATUS_WORDS).map(([status, word]) => [status, JSON.stringify(word)]),
+);

@@ -67,10 +67,14 @@ export type HttpServer = Server & { endKeepAlive(): void };
 function withKeepAliveControl(server: Server): HttpServer {
   const unanswered = new Set<ServerResponse>();
   let ending = false;
+  // One listener for every answer ('close' comes once: no once-wrapper, no closure per request).
+  function answered(this: ServerResponse) {
+    unanswered.delete(this);
+  }
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
     if (ending) res.shouldKeepAlive = false;
     unanswered.add(res);
-    res.on('close', () => unanswered.delete(res)); // 'close' comes once: no once-wrapper
+    res.on('close', answered);
   });
   return Object.assign(server, {
     endKeepAlive() {

@@ -4,6 +4,7 @@ import type { EventModel, FieldProblem } from '../events/types.ts';
 import type { Db } from '../../lib/database/database.ts';
 import { findStoredDelivery } from '../storage/deliveries-repository.ts';
 import { UnstorableDeliveryError, type DeliveryStore } from '../storage/delivery-batcher.ts';
+import type { DeliveryToStore } from '../storage/store-deliveries.ts';
 import { toPostgresSafeText } from '../../lib/database/postgres-text.ts';
 import { quarantineDelivery } from '../storage/quarantine-repository.ts';
 import type { SigningKeySource } from '../verification/key-source.ts';
@@ -43,10 +44,13 @@ export async function receiveDelivery(
   delivery: Delivery,
 ): Promise<DeliveryAnswer> {
   const { headers, rawBody } = delivery;
-  const header = (name: string) => single(headers[name]);
 
   // 4. Signature over the exact bytes.
-  const signature = await checkSignature(rawBody, header('verification-signature'), deps.keys);
+  const signature = await checkSignature(
+    rawBody,
+    single(headers['verification-signature']),
+    deps.keys,
+  );
   if (!signature.ok) {
     if (signature.reason === 'no-key') {
       return {
@@ -72,90 +76,83 @@ export async function receiveDelivery(
 
   // One call, no Hash object: this runs for every delivery.
   const bodySha256 = hash('sha256', rawBody, 'hex');
-  const webhookIdHeader = header('webhookid');
-  const common = {
+  const webhookIdHeader = single(headers['webhookid']);
+  // The delivery as it is stored, made once: its Webhookid and warnings are set once known.
+  const received: ReceivedDelivery = {
+    webhookId: '',
     eventName: delivery.eventName,
     receivedAt: deps.now(),
     bodySha256,
     rawBody,
-    contentType: header('content-type') ?? null,
+    contentType: single(headers['content-type']) ?? null,
     headers: storedHeaders(headers),
     requestId: delivery.requestId,
     remoteAddress: delivery.remoteAddress,
     signingKeyFingerprint: signature.key.fingerprint,
-  };
-  /** Keeps an authenticated delivery we refuse, for an operator, and answers 400. */
-  const quarantine = async (problems: FieldProblem[], webhookId: string | null) => {
-    const row = await quarantineDelivery(deps.db, {
-      ...common,
-      webhookIdHeader: webhookIdHeader ?? null,
-      webhookId,
-      reasons: problems,
-    });
-    return quarantined(problems, {
-      webhookId: webhookId ?? webhookIdHeader,
-      quarantineId: row.id,
-      quarantineRowWritten: row.written,
-    });
+    warnings: NO_WARNINGS,
   };
 
   try {
     // 5. Webhookid.
     const webhookId = parseWebhookId(webhookIdHeader);
     if (!webhookId.ok) {
-      return await quarantine([{ path: 'headers.Webhookid', message: webhookId.message }], null);
+      return await quarantine(
+        deps,
+        received,
+        webhookIdHeader,
+        [{ path: 'headers.Webhookid', message: webhookId.message }],
+        null,
+      );
     }
-    const ids = { webhookId: webhookId.value };
+    received.webhookId = webhookId.value;
 
     // 7. Content type, JSON, schema. (6, the duplicate check, is folded into the store below,
     // where the unique constraints make it exact; a refused body only needs it to decide
     // between "already have it" and quarantine.)
-    const body = decodeBody(rawBody, header('content-type'), delivery.model);
+    const body = decodeBody(rawBody, single(headers['content-type']), delivery.model);
     if (!body.ok) {
-      const existing = await findStoredDelivery(deps.db, webhookId.value, common);
-      if (existing) return duplicate(ids, bodySha256, existing);
-      return await quarantine(body.problems, webhookId.value);
+      const existing = await findStoredDelivery(deps.db, webhookId.value, received);
+      if (existing) return duplicate({ webhookId: webhookId.value }, bodySha256, existing);
+      return await quarantine(deps, received, webhookIdHeader, body.problems, webhookId.value);
     }
+    received.warnings = body.warnings;
 
     // 6 + 8. Store once: delivery and typed rows in one statement, one commit.
     let result;
     try {
-      result = await deps.store.store({
-        delivery: {
-          ...common,
-          webhookId: webhookId.value,
-          warnings: body.warnings,
-        },
-        typed: body.typed,
-      });
+      result = await deps.store.store({ delivery: received, typed: body.typed });
     } catch (error) {
       if (!(error instanceof UnstorableDeliveryError)) throw error;
       // A value the database can never hold: retrying would fail the same way, so keep the
       // delivery for an operator instead of answering 500 and losing it after one retry.
       return await quarantine(
+        deps,
+        received,
+        webhookIdHeader,
         [{ path: '', message: toPostgresSafeText(error.message) }],
         webhookId.value,
       );
     }
     if (!result.inserted) {
       // Only for the log line: which stored delivery this one repeats.
-      const existing = await findStoredDelivery(deps.db, webhookId.value, common);
-      return duplicate(ids, bodySha256, existing);
+      const existing = await findStoredDelivery(deps.db, webhookId.value, received);
+      return duplicate({ webhookId: webhookId.value }, bodySha256, existing);
     }
+    const log: Record<string, unknown> = {
+      webhookId: webhookId.value,
+      typedRowsInserted: result.typedRowsInserted,
+      // Non-zero: another delivery (or this one, earlier) already carried these keys.
+      typedRowsAlreadyStored: result.typedRowsAlreadyStored,
+    };
+    if (!body.validUtf8) log.bodyNotUtf8 = true;
+    // Keys stored before with other content: the first row stands, the conflict is recorded.
+    if (result.conflicts > 0) log.conflicts = result.conflicts;
+    if (body.warnings.length > 0) log.warnings = body.warnings;
     return {
       httpStatus: 200,
       outcome: 'stored',
       description: 'Delivery stored',
-      log: {
-        ...ids,
-        typedRowsInserted: result.typedRowsInserted,
-        // Non-zero: another delivery (or this one, earlier) already carried these keys.
-        typedRowsAlreadyStored: result.typedRowsAlreadyStored,
-        ...(!body.validUtf8 && { bodyNotUtf8: true }),
-        // Keys stored before with other content: the first row stands, the conflict is recorded.
-        ...(result.conflicts > 0 && { conflicts: result.conflicts }),
-        ...(body.warnings.length > 0 && { warnings: body.warnings }),
-      },
+      log,
       conflicts: result.conflicts,
       notable: result.conflicts > 0 || body.warnings.length > 0,
     };
@@ -168,6 +165,39 @@ export async function receiveDelivery(
       error,
     };
   }
+}
+
+type ReceivedDelivery = DeliveryToStore['delivery'];
+
+const NO_WARNINGS: readonly FieldProblem[] = Object.freeze([]);
+
+/** Keeps an authenticated delivery we refuse, for an operator, and answers 400. */
+async function quarantine(
+  deps: DeliveryDeps,
+  received: ReceivedDelivery,
+  webhookIdHeader: string | undefined,
+  problems: FieldProblem[],
+  webhookId: string | null,
+): Promise<DeliveryAnswer> {
+  const row = await quarantineDelivery(deps.db, {
+    eventName: received.eventName,
+    webhookIdHeader: webhookIdHeader ?? null,
+    webhookId,
+    receivedAt: received.receivedAt,
+    bodySha256: received.bodySha256,
+    rawBody: received.rawBody,
+    contentType: received.contentType,
+    headers: received.headers,
+    reasons: problems,
+    requestId: received.requestId,
+    remoteAddress: received.remoteAddress,
+    signingKeyFingerprint: received.signingKeyFingerprint,
+  });
+  return quarantined(problems, {
+    webhookId: webhookId ?? webhookIdHeader,
+    quarantineId: row.id,
+    quarantineRowWritten: row.written,
+  });
 }
 
 function single(value: string | string[] | undefined): string | undefined {

@@ -14,6 +14,8 @@ export function parseWebhookId(header: string | undefined): WebhookIdCheck {
   if (!/^[0-9]{1,19}$/.test(text)) {
     return { ok: false, message: 'Webhookid must be an integer of 1 to 19 digits' };
   }
+  // Up to 18 digits always fits, and without a leading zero it is canonical already.
+  if (text.length < 19 && text.charCodeAt(0) !== 0x30) return { ok: true, value: text };
   const value = BigInt(text);
   if (value > MAX_BIGINT) {
     return { ok: false, message: 'Webhookid is larger than 9223372036854775807' };

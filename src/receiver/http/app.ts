@@ -104,7 +104,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(notFound);
   app.use(
     errorHandler(deps.logger, {
-      onOverloaded: () => metrics.deliveries.inc({ event: 'any', outcome: 'overloaded' }),
+      onOverloaded: () => metrics.deliveries.add(1, 'any', 'overloaded'),
     }),
   );
   return app;

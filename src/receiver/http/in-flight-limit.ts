@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { Gauge } from 'prom-client';
+import type { Level } from './counted-at-scrape.ts';
 import { HttpError } from '../../lib/http/http-error.ts';
 
 export interface ConcurrencyLimit {
@@ -17,14 +17,23 @@ export interface ConcurrencyLimit {
  */
 export function concurrencyLimit(options: {
   max: number;
-  gauge: Gauge;
+  gauge: Level;
   refusal: string;
 }): ConcurrencyLimit {
   let inUse = 0;
-  // Each response keeps its own release under this limit's key: a WeakMap entry per request
-  // would cost the garbage collector more (ephemerons) for the same look-up.
+  // Each request holding a slot is marked under this limit's key in its `res.locals` (a property
+  // of the response itself would cost V8 a new hidden class per request), and one listener,
+  // shared by every request, gives the slot back: no closure, WeakMap entry (an ephemeron the
+  // garbage collector must trace) or once-wrapper per request.
   const held = Symbol('concurrency slot');
-  type Holder = Response & { [held]?: (() => void) | undefined };
+  type Locals = Record<symbol, boolean | undefined>;
+  function release(this: Response) {
+    const locals = this.locals as Locals;
+    if (locals[held] !== true) return;
+    locals[held] = false;
+    inUse -= 1;
+    options.gauge.set(inUse);
+  }
   return {
     take(_req: Request, res: Response, next) {
       if (inUse >= options.max) {
@@ -33,20 +42,12 @@ export function concurrencyLimit(options: {
       }
       inUse += 1;
       options.gauge.set(inUse);
-      let given = false;
-      const release = () => {
-        if (given) return;
-        given = true;
-        (res as Holder)[held] = undefined;
-        inUse -= 1;
-        options.gauge.set(inUse);
-      };
-      (res as Holder)[held] = release;
+      (res.locals as Locals)[held] = true;
       res.on('close', release); // 'close' comes once; 'on' spares the once-wrapper per request
       next();
     },
     giveBack(_req, res, next) {
-      (res as Holder)[held]?.();
+      release.call(res);
       next();
     },
   };

@@ -1,4 +1,4 @@
-import type { Gauge } from 'prom-client';
+import type { Level } from './counted-at-scrape.ts';
 
 /**
  * One budget for the bytes of every body this instance holds at once (after inflation), so
@@ -11,7 +11,7 @@ export interface MemoryBudget {
   release(bytes: number): void;
 }
 
-export function createMemoryBudget(limitBytes: number, gauge: Gauge): MemoryBudget {
+export function createMemoryBudget(limitBytes: number, gauge: Level): MemoryBudget {
   let inUse = 0;
   return {
     tryReserve(bytes) {

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { levelGauge, TalliedCounter, type Level } from './counted-at-scrape.ts';
 import {
   createMetricsRegistry,
   type MetricsRegistryOptions,
@@ -8,20 +9,24 @@ import type { KeyFetchResult } from '../verification/fetched-key-source.ts';
 /** What an operator alerts on. One registry per app: nothing here is global. */
 export interface Metrics {
   registry: Registry;
-  /** Label `event` is a modelled event's name or "unmodelled", so a URL cannot mint labels. */
-  deliveries: Counter<'event' | 'outcome'>;
+  /**
+   * By event and outcome. Label `event` is a modelled event's name or "unmodelled", so a URL
+   * cannot mint labels. Like the levels and conflicts, counted here and read at a scrape
+   * (counted-at-scrape.ts): every delivery moves them.
+   */
+  deliveries: TalliedCounter;
   requestDuration: Histogram<'route' | 'status'>;
   keyFetches: Counter<'result'>;
-  inFlightDeliveries: Gauge;
+  inFlightDeliveries: Level;
   /** Bodies being read before anything proved their sender (only without a shared secret). */
-  unverifiedBodiesInFlight: Gauge;
+  unverifiedBodiesInFlight: Level;
   /** Bodies still being read past the grace period when another request needed the slot: 408. */
   unverifiedBodiesEvicted: Counter;
   /** Bytes of request bodies held now (after inflation), against BODY_MEMORY_BUDGET_BYTES. */
-  bodyBytesInFlight: Gauge;
+  bodyBytesInFlight: Level;
   writeBatchSize: Histogram;
-  /** Business keys re-sent with other content (rows in the conflicts table). */
-  conflicts: Counter<'event'>;
+  /** Business keys re-sent with other content (rows in the conflicts table), by event. */
+  conflicts: TalliedCounter;
 }
 
 /**
@@ -34,12 +39,14 @@ export function createMetrics(
   const registry = options.registry ?? createMetricsRegistry(options);
   const metrics: Metrics = {
     registry,
-    deliveries: new Counter({
-      name: 'webhook_deliveries_total',
-      help: 'Deliveries answered, by event and outcome (stored, duplicate, quarantined, unauthorised, no-signing-key, signature-unconfirmed, overloaded, error).',
-      labelNames: ['event', 'outcome'],
-      registers: [registry],
-    }),
+    deliveries: new TalliedCounter(
+      {
+        name: 'webhook_deliveries_total',
+        help: 'Deliveries answered, by event and outcome (stored, duplicate, quarantined, unauthorised, no-signing-key, signature-unconfirmed, overloaded, error).',
+        registry,
+      },
+      ['event', 'outcome'],
+    ),
     requestDuration: new Histogram({
       name: 'http_request_duration_seconds',
       help: 'Time from request start to the answer being written.',
@@ -59,31 +66,33 @@ export function createMetrics(
       buckets: [1, 2, 4, 8, 16, 32, 64, 128],
       registers: [registry],
     }),
-    conflicts: new Counter({
-      name: 'webhook_conflicts_total',
-      help: 'Business keys (TransactionId, rejection id) re-sent with other content; each is a row in the conflicts table.',
-      labelNames: ['event'],
-      registers: [registry],
-    }),
-    inFlightDeliveries: new Gauge({
+    conflicts: new TalliedCounter(
+      {
+        name: 'webhook_conflicts_total',
+        help: 'Business keys (TransactionId, rejection id) re-sent with other content; each is a row in the conflicts table.',
+        registry,
+      },
+      ['event'],
+    ),
+    inFlightDeliveries: levelGauge({
       name: 'webhook_deliveries_in_flight',
       help: 'Deliveries being processed by this instance now.',
-      registers: [registry],
+      registry,
     }),
-    unverifiedBodiesInFlight: new Gauge({
+    unverifiedBodiesInFlight: levelGauge({
       name: 'webhook_unverified_bodies_in_flight',
       help: 'Request bodies being read before their signature is checked (slots and probation places).',
-      registers: [registry],
+      registry,
     }),
     unverifiedBodiesEvicted: new Counter({
       name: 'webhook_unverified_bodies_evicted_total',
       help: 'Request bodies still being read after the grace period (1 s) when another request needed their slot: answered 408 and closed.',
       registers: [registry],
     }),
-    bodyBytesInFlight: new Gauge({
+    bodyBytesInFlight: levelGauge({
       name: 'webhook_body_bytes_in_flight',
       help: 'Bytes of request bodies held in memory now, after inflation.',
-      registers: [registry],
+      registry,
     }),
   };
   // Pre-create the series an alert looks for, so "no errors yet" reads 0 rather than absent.

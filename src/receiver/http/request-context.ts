@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
+import type { Histogram } from 'prom-client';
 import type { AnswerObserver } from '../../lib/http/error-envelope.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -35,8 +36,23 @@ function fromTrustedProxy(req: Request): boolean {
 
 /** Every answer's latency, by kind of route and status (sendEnvelope tells it). */
 function answerLatency(metrics: Metrics): AnswerObserver {
-  return (path, httpStatus, elapsedSeconds) =>
-    metrics.requestDuration.labels(routeKind(path), String(httpStatus)).observe(elapsedSeconds);
+  // Each series' child, made at its first answer: `labels()` makes a label object and a
+  // closure at every call. Route kinds and statuses are a fixed set.
+  const series = new Map<string, Map<number, Histogram.Internal<'route' | 'status'>>>();
+  return (path, httpStatus, elapsedSeconds) => {
+    const route = routeKind(path);
+    let byStatus = series.get(route);
+    if (byStatus === undefined) {
+      byStatus = new Map();
+      series.set(route, byStatus);
+    }
+    let child = byStatus.get(httpStatus);
+    if (child === undefined) {
+      child = metrics.requestDuration.labels(route, String(httpStatus));
+      byStatus.set(httpStatus, child);
+    }
+    child.observe(elapsedSeconds);
+  };
 }
 
 /** A fixed set of label values: a URL never mints a new series. */

@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { Counter, Gauge } from 'prom-client';
+import type { Counter } from 'prom-client';
+import type { Level } from './counted-at-scrape.ts';
 import { HttpError } from '../../lib/http/http-error.ts';
 
 /**
@@ -50,7 +51,7 @@ export interface UnverifiedBodiesOptions {
   /** Default UNVERIFIED_GRACE_MS. */
   graceMs?: number | undefined;
   /** Bodies being read now, in slots and on probation. */
-  gauge: Gauge;
+  gauge: Level;
   /** Counts slot holders evicted past the grace period. */
   evicted: Counter;
   /** Description of the 503 for a body that was on probation and is refused. */

@@ -100,10 +100,9 @@ export function webhookRoutes(deps: WebhookRouterDeps): WebhookRoutes {
     remoteAddress: string | null = req.ip ?? null,
   ) => {
     sendEnvelope(res, delivery.httpStatus, delivery.description, delivery.errors);
-    deps.metrics.deliveries.inc({ event: model?.name ?? 'unmodelled', outcome: delivery.outcome });
-    if (delivery.conflicts) {
-      deps.metrics.conflicts.inc({ event: model?.name ?? 'unmodelled' }, delivery.conflicts);
-    }
+    deps.metrics.deliveries.add(1, model?.name ?? 'unmodelled', delivery.outcome);
+    if (delivery.conflicts)
+      deps.metrics.conflicts.add(delivery.conflicts, model?.name ?? 'unmodelled');
     // One object, filled in order (no spread of a throwaway object per optional field).
     const line: Record<string, unknown> = {
       requestId: res.locals.requestId,

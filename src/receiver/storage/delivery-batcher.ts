@@ -6,6 +6,7 @@ import {
   isRowFault,
   sqlState,
 } from '../../lib/database/database-errors.ts';
+import { ParameterBuffers } from './parameter-bytes.ts';
 import { storeDeliveries, type DeliveryToStore, type StoredOutcome } from './store-deliveries.ts';
 
 export interface DeliveryStore {
@@ -39,6 +40,9 @@ interface Pending {
 export function createBatchingStore(db: Kysely<Database>, options: BatchingOptions): DeliveryStore {
   const queue: Pending[] = [];
   let running = 0;
+  // Statements in flight use one buffer each for their parameters; a retried batch one per
+  // delivery (a few more are made then).
+  const buffers = new ParameterBuffers(options.concurrency);
 
   const pump = () => {
     while (running < options.concurrency && queue.length > 0) {
@@ -65,6 +69,7 @@ export function createBatchingStore(db: Kysely<Database>, options: BatchingOptio
         const outcomes = await storeDeliveries(
           db,
           batch.map((pending) => pending.item),
+          buffers,
         );
         batch.forEach((pending, index) => pending.resolve(outcomes[index] as StoredOutcome));
         return;
@@ -92,7 +97,9 @@ export function createBatchingStore(db: Kysely<Database>, options: BatchingOptio
       }
     }
     await Promise.all(
-      batch.map((pending) => storeAlone(db, pending.item).then(pending.resolve, pending.reject)),
+      batch.map((pending) =>
+        storeAlone(db, pending.item, buffers).then(pending.resolve, pending.reject),
+      ),
     );
   };
 
@@ -126,9 +133,13 @@ export class UnstorableDeliveryError extends Error {
  * a 500 that would repeat on the platform's retry. The body itself cannot be refused: it is
  * stored as bytes.
  */
-async function storeAlone(db: Kysely<Database>, item: DeliveryToStore): Promise<StoredOutcome> {
+async function storeAlone(
+  db: Kysely<Database>,
+  item: DeliveryToStore,
+  buffers: ParameterBuffers,
+): Promise<StoredOutcome> {
   try {
-    return (await storeDeliveries(db, [item]))[0] as StoredOutcome;
+    return (await storeDeliveries(db, [item], buffers))[0] as StoredOutcome;
   } catch (error) {
     if (!isDeterministicRefusal(error)) throw error;
     throw new UnstorableDeliveryError(error);

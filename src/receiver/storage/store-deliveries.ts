@@ -4,6 +4,7 @@ import type { FieldProblem, TypedRows } from '../events/types.ts';
 import type { Database } from '../../lib/database/database.ts';
 import { preparedStatement, runPrepared } from '../../lib/database/prepared-statement.ts';
 import { feedOutboxCte, type OutboxSource } from './feed-outbox-sql.ts';
+import { ParameterBytes, type ParameterBuffers } from './parameter-bytes.ts';
 import { lateConflictCtes, TYPED_TABLES, typedRowCtes, typedRowTally } from './typed-row-sql.ts';
 
 interface NewDelivery {
@@ -55,27 +56,37 @@ export interface StoredOutcome {
 export async function storeDeliveries(
   db: Kysely<Database>,
   batch: readonly DeliveryToStore[],
+  /** Where the parameters' buffer comes from and goes back to (the batcher's); default: new. */
+  buffers?: ParameterBuffers,
 ): Promise<StoredOutcome[]> {
   const byKey = [...batch].sort((a, b) => compareIds(a.delivery.webhookId, b.delivery.webhookId));
-  const rows = await runPrepared<StatementRow, Database>(db, STORE_STATEMENT, [
-    deliveriesJson(byKey),
-    Buffer.concat(byKey.map(({ delivery }) => delivery.rawBody)),
-    ...typedRowsByTable(byKey),
-    directCreditBatchesJson(byKey),
-  ]);
+  // Every parameter in one buffer, each written once, in the statement's order.
+  const bytes = new ParameterBytes(parameterBytesGuess(byKey), buffers);
+  let rows: StatementRow[];
+  try {
+    rows = await runPrepared<StatementRow, Database>(db, STORE_STATEMENT, [
+      deliveriesJson(bytes, byKey),
+      bodiesBytes(bytes, byKey),
+      ...typedRowsByTable(bytes, byKey),
+      directCreditBatchesJson(bytes, byKey),
+    ]);
+  } finally {
+    bytes.release();
+  }
 
-  const late = await recordLateConflicts(db, byKey, rows);
+  const late = await recordLateConflicts(db, byKey, rows, buffers);
 
   // Two identical deliveries in one batch share a key; the first claims the written row and
-  // the other is a duplicate, as it would be had they arrived one after the other.
-  const written = new Map(rows.map((row) => [`${row.webhook_id}/${row.body_sha256}`, row]));
+  // the other is a duplicate, as it would be had they arrived one after the other. Webhookids
+  // are unique among the rows written, so the id finds the row and the digest must match it.
+  const written = new Map<string, StatementRow>();
+  for (const row of rows) written.set(row.webhook_id, row);
   return batch.map(({ delivery, typed }) => {
-    const key = `${delivery.webhookId}/${delivery.bodySha256}`;
-    const row = written.get(key);
-    written.delete(key);
-    if (row === undefined) {
+    const row = written.get(delivery.webhookId);
+    if (row === undefined || row.body_sha256 !== delivery.bodySha256) {
       return { inserted: false, typedRowsInserted: 0, typedRowsAlreadyStored: 0, conflicts: 0 };
     }
+    written.delete(delivery.webhookId);
     return {
       inserted: true,
       typedRowsInserted: row.typed,
@@ -150,9 +161,10 @@ const LATE_CONFLICT_OUTBOX = feedOutboxCte(ALL_TYPED.map((t) => conflictEvents(t
 
 /**
  * The store statement: one fixed text whatever the batch size (everything travels in JSON
- * parameters, one per typed table and three more, and one of bytes), so each connection prepares it once (see
- * prepared-statement.ts). The bodies travel as they are: all of the batch's raw bytes in one
- * bytea parameter, which pg sends in binary, each delivery naming its slice (`body_at`,
+ * parameters, one per typed table and two more, and one of bytes), so each connection prepares
+ * it once (see prepared-statement.ts). All of them are written into one buffer
+ * (parameter-bytes.ts) and sent in binary: the JSON ones as jsonb, the bodies as they are, all
+ * of the batch's raw bytes in one bytea parameter, each delivery naming its slice (`body_at`,
  * `body_bytes`); no base64 to write in Node, nor to decode inside a JSON document. `dc_batch`
  * writes each inserted direct-credit delivery's batch totals; nothing reads it, and Postgres
  * runs a data-modifying CTE whether or not the statement reads it.
@@ -248,15 +260,34 @@ async function recordLateConflicts(
   db: Kysely<Database>,
   items: readonly DeliveryToStore[],
   rows: readonly StatementRow[],
-): Promise<Map<string, number>> {
+  buffers: ParameterBuffers | undefined,
+): Promise<ReadonlyMap<string, number>> {
+  if (!rows.some((row) => row.unresolved > 0)) return NO_LATE_CONFLICTS;
   const racing = new Set(rows.filter((row) => row.unresolved > 0).map((row) => row.webhook_id));
-  if (racing.size === 0) return new Map();
-  const found = await runPrepared<{ webhook_id: string; conflicts: number }, Database>(
-    db,
-    LATE_CONFLICT_STATEMENT,
-    typedRowsByTable(items.filter((item) => racing.has(item.delivery.webhookId))),
-  );
-  return new Map(found.map((row) => [row.webhook_id, row.conflicts]));
+  const racers = items.filter((item) => racing.has(item.delivery.webhookId));
+  const bytes = new ParameterBytes(parameterBytesGuess(racers), buffers);
+  try {
+    const found = await runPrepared<{ webhook_id: string; conflicts: number }, Database>(
+      db,
+      LATE_CONFLICT_STATEMENT,
+      typedRowsByTable(bytes, racers),
+    );
+    return new Map(found.map((row) => [row.webhook_id, row.conflicts]));
+  } finally {
+    bytes.release();
+  }
+}
+
+const NO_LATE_CONFLICTS: ReadonlyMap<string, number> = new Map();
+
+/**
+ * Room for a batch's parameters: its bodies, and each delivery's row, headers and typed rows
+ * (about the size of its body again, plus their keys). A guess: more is made when needed.
+ */
+function parameterBytesGuess(items: readonly DeliveryToStore[]): number {
+  let bytes = 256;
+  for (const { delivery } of items) bytes += 2 * delivery.rawBody.length + 2048;
+  return bytes;
 }
 
 /** A typed table's place among the parameters, and its rows' business key, by `TypedRows` kind. */
@@ -270,7 +301,7 @@ const TABLE_OF_KIND = new Map(
  * name. Sorted by business key, so concurrent statements lock keys in one order; `position` is
  * that order.
  */
-function typedRowsByTable(items: readonly DeliveryToStore[]): string[] {
+function typedRowsByTable(bytes: ParameterBytes, items: readonly DeliveryToStore[]): Buffer[] {
   const tables: TypedItem[][] = ALL_TYPED.map(() => []);
   for (const { delivery, typed } of items) {
     const table = TABLE_OF_KIND.get(typed.kind);
@@ -281,38 +312,50 @@ function typedRowsByTable(items: readonly DeliveryToStore[]): string[] {
       list.push({ key, delivery, recordIndex, row });
     });
   }
-  const json = (list: TypedItem[]) => {
+  return tables.map((list) => {
     list.sort(
       (a, b) =>
         compareText(a.delivery.eventName, b.delivery.eventName) || compareText(a.key, b.key),
     );
-    return `[${list.map(typedItemJson).join(',')}]`;
-  };
-  return tables.map(json);
+    bytes.beginJsonb().ascii('[');
+    list.forEach((item, position) => {
+      if (position > 0) bytes.ascii(',');
+      typedItemJson(bytes, item, position);
+    });
+    return bytes.ascii(']').end();
+  });
 }
 
 /**
  * Each InboundDirectCredit delivery's batch row (`direct_credit_batches`), as one JSON parameter:
  * `{webhook_id, body_sha256, row}`, written only for deliveries this statement inserted.
  */
-function directCreditBatchesJson(items: readonly DeliveryToStore[]): string {
-  const rows: string[] = [];
+function directCreditBatchesJson(bytes: ParameterBytes, items: readonly DeliveryToStore[]): Buffer {
+  bytes.beginJsonb().ascii('[');
+  let first = true;
   for (const { delivery, typed } of items) {
     if (typed.kind !== 'direct-credits') continue;
+    if (!first) bytes.ascii(',');
+    first = false;
     const { totalCount, totalAmount, recordCount } = typed.batch;
-    const row = {
-      webhook_id: delivery.webhookId,
-      total_count: totalCount,
-      total_amount: totalAmount,
-      record_count: recordCount,
-      received_at: delivery.receivedAt.toISOString(),
-    };
-    rows.push(
-      `{"webhook_id":${JSON.stringify(delivery.webhookId)},` +
-        `"body_sha256":"${delivery.bodySha256}","row":${JSON.stringify(row)}}`,
-    );
+    bytes
+      .ascii('{"webhook_id":')
+      .string(delivery.webhookId)
+      .ascii(',"body_sha256":')
+      .string(delivery.bodySha256)
+      .ascii(',"row":{"webhook_id":')
+      .string(delivery.webhookId)
+      .ascii(',"total_count":')
+      .number(totalCount)
+      .ascii(',"total_amount":')
+      .nullableString(totalAmount)
+      .ascii(',"record_count":')
+      .number(recordCount)
+      .ascii(',"received_at":')
+      .string(delivery.receivedAt.toISOString())
+      .ascii('}}');
   }
-  return `[${rows.join(',')}]`;
+  return bytes.ascii(']').end();
 }
 
 interface TypedItem {
@@ -323,63 +366,118 @@ interface TypedItem {
 }
 
 /**
- * One typed row as JSON text: its place, its delivery's keys, and the row keyed by column name
+ * One typed row as JSON: its place, its delivery's keys, and the row keyed by column name
  * (`payIdName` -> `pay_id_name`) with its delivery's keys. Written out directly: building an
  * object of some thirty columns to stringify it took twice as long, and made garbage.
  */
-function typedItemJson({ delivery, recordIndex, row }: TypedItem, position: number): string {
-  const webhookId = JSON.stringify(delivery.webhookId);
-  const eventName = text(delivery.eventName);
-  let json =
-    `{"position":${position},"webhook_id":${webhookId},"body_sha256":"${delivery.bodySha256}",` +
-    `"event_name":${eventName},"record_index":${recordIndex},"row":{"webhook_id":${webhookId},` +
-    `"event_name":${eventName},"received_at":"${delivery.receivedAt.toISOString()}"`;
+function typedItemJson(
+  bytes: ParameterBytes,
+  { delivery, recordIndex, row }: TypedItem,
+  position: number,
+): void {
+  bytes
+    .ascii('{"position":')
+    .number(position)
+    .ascii(',"webhook_id":')
+    .string(delivery.webhookId)
+    .ascii(',"body_sha256":')
+    .string(delivery.bodySha256)
+    .ascii(',"event_name":')
+    .string(delivery.eventName)
+    .ascii(',"record_index":')
+    .number(recordIndex)
+    .ascii(',"row":{"webhook_id":')
+    .string(delivery.webhookId)
+    .ascii(',"event_name":')
+    .string(delivery.eventName)
+    .ascii(',"received_at":')
+    .string(delivery.receivedAt.toISOString());
   const fields = row as Record<string, unknown>;
-  for (const key in fields) json += `,${columnKey(key)}${JSON.stringify(fields[key]) ?? 'null'}`;
-  return `${json}}}`;
+  for (const key in fields) {
+    bytes.ascii(columnKey(key));
+    const value = fields[key];
+    if (typeof value === 'string') bytes.string(value);
+    else if (value === null || value === undefined) bytes.ascii('null');
+    else bytes.json(value);
+  }
+  bytes.ascii('}}');
 }
 
-/** `"pay_id_name":` for `payIdName`, for every column of the data contract, made at load. */
+/** `,"pay_id_name":` for `payIdName`, for every column of the data contract, made at load. */
 const COLUMN_KEYS = new Map(
-  [...COLUMN_NAMES].map(([key, column]) => [key, `${JSON.stringify(column)}:`]),
+  [...COLUMN_NAMES].map(([key, column]) => [key, `,${JSON.stringify(column)}:`]),
 );
 
-/** `"pay_id_name":` for `payIdName`. */
+/** `,"pay_id_name":` for `payIdName`. */
 function columnKey(key: string): string {
   let name = COLUMN_KEYS.get(key);
   if (name === undefined) {
-    name = `${JSON.stringify(columnName(key))}:`;
+    name = `,${JSON.stringify(columnName(key))}:`;
     COLUMN_KEYS.set(key, name);
   }
   return name;
 }
 
 /**
- * All deliveries as one JSON parameter, built by concatenation (every piece is JSON text already,
- * so nothing is serialised twice). Each body is named by its slice of the bytes parameter: the
- * bodies, in this order, one after another.
+ * All deliveries as one JSON parameter. Each body is named by its slice of the bytes parameter:
+ * the bodies, in this order, one after another.
  */
-function deliveriesJson(items: readonly DeliveryToStore[]): string {
+function deliveriesJson(bytes: ParameterBytes, items: readonly DeliveryToStore[]): Buffer {
+  bytes.beginJsonb().ascii('[');
   let bodyAt = 0;
-  const rows = items.map(({ delivery: x, typed }, position) => {
-    const at = bodyAt;
+  items.forEach(({ delivery: x, typed }, position) => {
+    if (position > 0) bytes.ascii(',');
+    bytes
+      .ascii('{"position":')
+      .number(position)
+      // A bigint as a JSON number: jsonb holds every digit (numeric), unlike a double.
+      .ascii(',"webhook_id":')
+      .ascii(x.webhookId)
+      .ascii(',"event_name":')
+      .string(x.eventName)
+      .ascii(',"modelled":')
+      .boolean(typed.kind !== 'unmodelled')
+      .ascii(',"received_at":')
+      .string(x.receivedAt.toISOString())
+      .ascii(',"body_sha256":')
+      .string(x.bodySha256)
+      .ascii(',"body_at":')
+      .number(bodyAt)
+      .ascii(',"body_bytes":')
+      .number(x.rawBody.length)
+      .ascii(',"content_type":')
+      .nullableString(x.contentType)
+      .ascii(',"headers":{');
+    let first = true;
+    for (const name in x.headers) {
+      if (!first) bytes.ascii(',');
+      first = false;
+      bytes
+        .string(name)
+        .ascii(':')
+        .string(x.headers[name] as string);
+    }
+    bytes
+      .ascii('},"request_id":')
+      .nullableString(x.requestId)
+      .ascii(',"remote_address":')
+      .nullableString(x.remoteAddress)
+      .ascii(',"signing_key_fingerprint":')
+      .nullableString(x.signingKeyFingerprint)
+      .ascii(',"warnings":');
+    if (x.warnings === undefined || x.warnings.length === 0) bytes.ascii('[]');
+    else bytes.json(x.warnings);
+    bytes.ascii('}');
     bodyAt += x.rawBody.length;
-    return (
-      `{"position":${position},"webhook_id":${x.webhookId},"event_name":${text(x.eventName)},` +
-      `"modelled":${typed.kind !== 'unmodelled'},"received_at":"${x.receivedAt.toISOString()}",` +
-      `"body_sha256":"${x.bodySha256}","body_at":${at},"body_bytes":${x.rawBody.length},` +
-      `"content_type":${text(x.contentType)},` +
-      `"headers":${JSON.stringify(x.headers)},"request_id":${text(x.requestId)},` +
-      `"remote_address":${text(x.remoteAddress)},` +
-      `"signing_key_fingerprint":${text(x.signingKeyFingerprint)},` +
-      `"warnings":${JSON.stringify(x.warnings ?? [])}}`
-    );
   });
-  return `[${rows.join(',')}]`;
+  return bytes.ascii(']').end();
 }
 
-function text(value: string | null): string {
-  return value === null ? 'null' : JSON.stringify(value);
+/** The bodies, one after another, as one bytea parameter (see deliveriesJson). */
+function bodiesBytes(bytes: ParameterBytes, items: readonly DeliveryToStore[]): Buffer {
+  bytes.beginBytea();
+  for (const { delivery } of items) bytes.raw(delivery.rawBody);
+  return bytes.end();
 }
 
 /** Webhookids are decimal text of up to 19 digits: compare as numbers without BigInt. */
