@@ -40,13 +40,13 @@ export default defineConfig({
       reportsDirectory: 'coverage', // git-, prettier- and eslint-ignored
       // The floor of what the suite reaches (on the machine's Postgres, as CI measures it): a run
       // below any of them fails. Only ever raised, to the new floor when the tests reach more;
-      // never lowered to let a change through. Reached when last raised: lines 86.51 %,
-      // statements 85.67 %, functions 85.89 %, branches 81.77 %.
+      // never lowered to let a change through. Reached when last raised: lines 88.40 %,
+      // statements 87.39 %, functions 87.53 %, branches 82.94 %.
       thresholds: {
-        lines: 86,
-        statements: 85,
-        functions: 85,
-        branches: 81,
+        lines: 87,
+        statements: 86,
+        functions: 86,
+        branches: 82,
       },
     },
   },
