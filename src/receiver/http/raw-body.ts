@@ -55,8 +55,9 @@ export function rawBody(options: RawBodyOptions): RequestHandler {
   const { limitBytes } = options;
   // The reads in progress, by the streams they listen to (the request, and the inflating
   // stream of a compressed body): the listeners below are shared by every request and find
-  // their read here, so a request costs one object, not a closure per event.
-  const reading = new Map<Readable, BodyRead>();
+  // their read here, so a request costs one object, not a closure per event. Weak, so that a
+  // read that never settles (a request dropped some way no listener hears) leaks nothing.
+  const reading = new WeakMap<Readable, BodyRead>();
   function onData(this: Readable, chunk: Buffer) {
     reading.get(this)?.data(chunk);
   }
