@@ -36,6 +36,7 @@ interface Service {
   volumes?: string[];
   secrets?: string[];
   stop_grace_period?: string;
+  profiles?: string[];
 }
 interface ComposeFile {
   services: Record<string, Service>;
@@ -66,7 +67,8 @@ describe('docker-compose.yml', () => {
   const { services } = compose;
 
   it('runs Postgres, the migrations, the receivers and a balancer', () => {
-    expect(Object.keys(services).sort()).toEqual(['balancer', 'db', 'migrate', 'receiver']);
+    const always = Object.entries(services).filter(([, service]) => !service.profiles);
+    expect(always.map(([name]) => name).sort()).toEqual(['balancer', 'db', 'migrate', 'receiver']);
     for (const [name, service] of Object.entries(services)) {
       const image = withDefaults(service.image ?? '');
       expect(imageProblem(image), name).toBeUndefined();
@@ -82,6 +84,21 @@ describe('docker-compose.yml', () => {
     expect(receiver!.depends_on?.db?.condition).toBe('service_healthy');
     expect(withDefaults(String(receiver!.environment?.MIGRATE_ON_START))).toBe('false');
     expect(migrate!.image).toBe(receiver!.image);
+  });
+
+  it('offers the brokers a feed endpoint may publish into, on request, keeping what they are sent', () => {
+    const brokers = Object.entries(services).filter(([, service]) => service.profiles);
+    expect(brokers.map(([name]) => name).sort()).toEqual(['nats', 'rabbitmq']);
+    for (const [name, service] of brokers) {
+      expect(service.profiles, name).toEqual(['brokers']);
+      expect(imageProblem(withDefaults(service.image ?? '')), name).toBeUndefined();
+      expect(service.healthcheck, name).toBeDefined();
+      // A named volume: a restarted broker still holds what it acknowledged.
+      const volume = (service.volumes ?? [])[0]?.split(':')[0] ?? '';
+      expect(Object.keys(compose.volumes ?? {}), name).toContain(volume);
+    }
+    // JetStream on, stored on that volume: without -js a publish has no stream to ack it.
+    expect(services.nats!.command).toEqual(expect.arrayContaining(['-js', '-sd', '/data']));
   });
 
   it('scales the receiver: several replicas, no host port, no fixed container name', () => {
