@@ -33,7 +33,7 @@ export function createFeedMetrics(
     backlog: perEndpoint('feed_relay_backlog', 'Events of the endpoint not yet sent (not dead).'),
     oldest: perEndpoint(
       'feed_relay_oldest_pending_age_seconds',
-      'Age of the endpoint\'s oldest event not yet sent (not dead), 0 when none.',
+      "Age of the endpoint's oldest event not yet sent (not dead), 0 when none.",
     ),
     dead: perEndpoint('feed_relay_dead_letters', 'Dead-lettered events (kept until re-driven).'),
     paused: perEndpoint('feed_relay_paused', '1 while the endpoint is paused (all instances).'),
@@ -50,7 +50,7 @@ export function createFeedMetrics(
   });
   const deadLettered = new Counter({
     name: 'feed_relay_dead_lettered_total',
-    help: 'Events this instance dead-lettered (failed past the endpoint\'s maximum age).',
+    help: "Events this instance dead-lettered (failed past the endpoint's maximum age).",
     labelNames: ['endpoint'],
     registers,
   });

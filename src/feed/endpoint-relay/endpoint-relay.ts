@@ -60,7 +60,8 @@ export function startEndpointRelay(options: EndpointRelayOptions): EndpointRelay
   let lastFanOutAt = 0;
   let failing = false;
   const labels = () => ({ endpoint: settings.name });
-  for (const result of ['sent', 'failed']) options.metrics?.attempts.inc({ ...labels(), result }, 0);
+  for (const result of ['sent', 'failed'])
+    options.metrics?.attempts.inc({ ...labels(), result }, 0);
 
   const wakeUp = () => {
     nudged = true;
@@ -131,7 +132,10 @@ export function startEndpointRelay(options: EndpointRelayOptions): EndpointRelay
         .catch((error: unknown) => {
           // The outcome could not be recorded (database down): the lease runs out and the
           // event is sent again, so this is a duplicate at worst, never a loss.
-          logger.warn({ err: error, eventId: `evt_${event.id}` }, 'feed relay: outcome not recorded');
+          logger.warn(
+            { err: error, eventId: `evt_${event.id}` },
+            'feed relay: outcome not recorded',
+          );
         })
         .finally(() => {
           inFlight.delete(task);
@@ -171,9 +175,7 @@ export function startEndpointRelay(options: EndpointRelayOptions): EndpointRelay
       }
       // Whatever was due is claimed (or the slots or tokens are used up): wait for a slot, a
       // token, a nudge or a tick.
-      await sleep(
-        bucket && bucket.available() < 1 ? bucket.msUntilNext() : options.pollIntervalMs,
-      );
+      await sleep(bucket && bucket.available() < 1 ? bucket.msUntilNext() : options.pollIntervalMs);
     }
   };
   const running = loop();

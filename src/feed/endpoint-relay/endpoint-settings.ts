@@ -66,7 +66,12 @@ export async function readEndpointSettings(
     .orderBy('id')
     .execute();
   return rows.flatMap((row): (EndpointSettings | UnusableEndpoint)[] => {
-    const common = { id: row.id, name: row.name, types: row.types, ratePerSecond: row.rate_per_second };
+    const common = {
+      id: row.id,
+      name: row.name,
+      types: row.types,
+      ratePerSecond: row.rate_per_second,
+    };
     if (row.declared_by === 'configuration') {
       if (!configured) return [];
       return [

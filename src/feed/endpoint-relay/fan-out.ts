@@ -66,7 +66,11 @@ export async function fanOut(
 }
 
 /** Fans out until the endpoint is level with the last visible position (or another instance is on it). */
-export async function fanOutAll(db: Db, endpointId: string, batch = FAN_OUT_BATCH): Promise<number> {
+export async function fanOutAll(
+  db: Db,
+  endpointId: string,
+  batch = FAN_OUT_BATCH,
+): Promise<number> {
   let inserted = 0;
   for (;;) {
     const step = await fanOut(db, endpointId, batch);

@@ -93,11 +93,14 @@ describe('one outbound HTTP call (real HTTP to 127.0.0.1)', () => {
     );
     expect(streamed.body.toString('utf8')).toBe('x'.repeat(600));
     const refused = await failure(
-      call((_req, res) => void res.writeHead(503, { 'content-length': '2000' }).end('y'.repeat(2000)), {
-        keepPrefix: true,
-        maxResponseBytes: 10,
-        accept: (s) => s === 200,
-      }),
+      call(
+        (_req, res) => void res.writeHead(503, { 'content-length': '2000' }).end('y'.repeat(2000)),
+        {
+          keepPrefix: true,
+          maxResponseBytes: 10,
+          accept: (s) => s === 200,
+        },
+      ),
     );
     expect(refused).toMatchObject({ kind: 'status', status: 503, body: 'y'.repeat(10) });
   });
