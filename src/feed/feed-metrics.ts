@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { sql } from 'kysely';
 import type { Db } from '../lib/database/database.ts';
+import type { RelayMetrics } from './endpoint-relay/endpoint-relay.ts';
 import { readEndpointStats } from './endpoint-relay/endpoint-stats.ts';
 
 /**
@@ -8,10 +9,7 @@ import { readEndpointStats } from './endpoint-relay/endpoint-stats.ts';
  * relay's are per endpoint (label `endpoint`, its name): counters for what this instance did,
  * gauges for what the database holds (the same on every instance).
  */
-export interface FeedMetrics {
-  attempts: Counter<'endpoint' | 'result'>;
-  deadLettered: Counter<'endpoint'>;
-  attemptDuration: Histogram<'endpoint'>;
+export interface FeedMetrics extends RelayMetrics {
   /** Reads the database once and sets the gauges (called every few seconds, not per scrape). */
   refresh(db: Db): Promise<void>;
 }

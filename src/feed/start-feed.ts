@@ -9,6 +9,9 @@ import { startAssigner } from './assigner.ts';
 import { createFeedMetrics } from './feed-metrics.ts';
 import { createFeedNotifier } from './feed-notifier.ts';
 import { feedRouter } from './feed-route.ts';
+import { renderEvents } from './render-events.ts';
+// The feed's tables on the Database type (declaration merging): what its statements are checked against.
+import './tables.ts';
 import { startEndpointRelays } from './endpoint-relay/endpoint-relays.ts';
 
 export interface RunningFeed {
@@ -53,6 +56,7 @@ export async function startFeed(options: {
     refreshMs: config.endpointsRefreshMs,
     logger: logs,
     metrics,
+    render: (events) => renderEvents(db, events),
   });
   const assigner = startAssigner({
     db,

@@ -8,7 +8,7 @@ import type { ColumnType, Generated } from 'kysely';
  */
 
 /** Where an event stands with the relay (docs/feed.md, "Push: the relay"). */
-export type RelayState = 'pending' | 'sent' | 'dead';
+type RelayState = 'pending' | 'sent' | 'dead';
 
 /** The feed's outbox (migrations 2026-11-22T03-00-00, 2026-11-24T08-00-00): one row per event. */
 interface FeedEventsTable {
@@ -43,10 +43,10 @@ interface FeedRelayControlTable {
 }
 
 /** Where an event stands with one endpoint (feed_endpoint_events.state). */
-export type DeliveryState = 'pending' | 'sent' | 'dead';
+type DeliveryState = 'pending' | 'sent' | 'dead';
 
 /** What an endpoint is: a URL to POST to, or a broker to publish into. */
-export type EndpointKind = 'http' | 'nats' | 'rabbitmq';
+type EndpointKind = 'http' | 'nats' | 'rabbitmq';
 
 /** Endpoints as data (migration 2026-11-29T01-00-00): managed by `npm run feed -- endpoints`. */
 interface FeedEndpointsTable {

@@ -3,6 +3,7 @@ import { startAssigner } from '../../src/feed/assigner.ts';
 import { startEndpointRelays } from '../../src/feed/endpoint-relay/endpoint-relays.ts';
 import type { ConfiguredEndpoint } from '../../src/feed/endpoint-relay/endpoint-settings.ts';
 import { createFeedMetrics } from '../../src/feed/feed-metrics.ts';
+import { renderEvents } from '../../src/feed/render-events.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { feedDatabase } from './feed-consumer.ts';
 
@@ -50,6 +51,7 @@ export function startFeedInstance(options: {
     pollIntervalMs: 50,
     logger,
     metrics,
+    render: (events) => renderEvents(db, events),
     ...(instance !== undefined && { instance }),
   });
   const assigner = startAssigner({ db, intervalMs: 20, logger, onAssigned: () => relays.nudge() });

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../lib/database/database.ts';
-import type { FeedEventRow } from '../render-events.ts';
-import type { DeliveryState } from '../tables.ts';
+import type { FeedEventType } from '../../receiver/contract.ts';
 import type { SinkOutcome } from '../sinks/sink.ts';
 
 /**
@@ -9,7 +8,18 @@ import type { SinkOutcome } from '../sinks/sink.ts';
  * due events, and recording each attempt's outcome together with its feed_attempts row.
  */
 
-export interface ClaimedEvent extends FeedEventRow {
+/** A claimed event: its outbox row as the renderer reads it (bigints and instants as text). */
+export interface ClaimedEvent {
+  /** feed_events.id: the message id is `evt_<id>`. */
+  id: string;
+  position: string;
+  type: FeedEventType;
+  event_name: string;
+  business_key: string;
+  webhook_id: string | null;
+  conflict_id: string | null;
+  quarantine_id: string | null;
+  created_at: string;
   /** This attempt's number (1 for the first): with `claimed_by`, the claim's token. */
   attempts: number;
 }
@@ -117,7 +127,7 @@ export async function markFailed(
   const { event, outcome } = attempt;
   const error = outcome.ok ? '' : outcome.error.slice(0, TEXT_LIMIT);
   const ageEnds = sql`first_attempt_at + ${attempt.maxAgeMs} * interval '1 millisecond'`;
-  const result = await sql<{ state: DeliveryState }>`
+  const result = await sql<{ state: 'pending' | 'dead' }>`
     WITH done AS (
       UPDATE feed_endpoint_events SET
         state = CASE WHEN now() >= ${ageEnds} THEN 'dead' ELSE 'pending' END,

@@ -1,25 +1,37 @@
 import { retryBackoffMs } from '../../lib/backoff.ts';
 import type { Db } from '../../lib/database/database.ts';
 import type { Logger } from '../../lib/logger.ts';
-import type { FeedMetrics } from '../feed-metrics.ts';
-import { renderEvents } from '../render-events.ts';
-import { signWebhook } from '../signer.ts';
+import type { Counter, Histogram } from 'prom-client';
+import { signWebhook } from '../sinks/signer.ts';
 import type { Sink, SinkOutcome } from '../sinks/sink.ts';
 import { claimEvents, markFailed, markSent, type ClaimedEvent } from './claims.ts';
 import { sameSink, type EndpointSettings } from './endpoint-settings.ts';
 import { fanOutAll } from './fan-out.ts';
 import { createTokenBucket, type TokenBucket } from './token-bucket.ts';
 
+/** The relay's series (src/feed/feed-metrics.ts registers them), per endpoint. */
+export interface RelayMetrics {
+  attempts: Counter<'endpoint' | 'result'>;
+  deadLettered: Counter<'endpoint'>;
+  attemptDuration: Histogram<'endpoint'>;
+}
+
+/** The JSON body of each event (src/feed/render-events.ts), in the order given. */
+export type RenderEvents = (
+  events: readonly ClaimedEvent[],
+) => Promise<readonly { body: string }[]>;
+
 export interface EndpointRelayOptions {
   db: Db;
   settings: EndpointSettings;
   /** Makes the sink for the endpoint's target (again when the target changes). */
   createSink: (settings: EndpointSettings) => Sink;
+  render: RenderEvents;
   instance: string;
   retryBaseMs: number;
   retryMaxMs: number;
   logger: Logger;
-  metrics?: FeedMetrics;
+  metrics?: RelayMetrics | undefined;
   /** How often to fan out and look for due events when nothing wakes the loop sooner. */
   pollIntervalMs: number;
   now?: () => Date;
@@ -125,7 +137,7 @@ export function startEndpointRelay(options: EndpointRelayOptions): EndpointRelay
   };
 
   const startAll = async (claimed: ClaimedEvent[]) => {
-    const bodies = await renderEvents(db, claimed);
+    const bodies = await options.render(claimed);
     claimed.forEach((event, index) => {
       const body = bodies[index]?.body ?? '';
       const task: Promise<void> = send(event, body)

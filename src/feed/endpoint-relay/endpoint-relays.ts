@@ -2,10 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Db } from '../../lib/database/database.ts';
 import type { Logger } from '../../lib/logger.ts';
-import type { FeedMetrics } from '../feed-metrics.ts';
 import { createSink as createSinkFor } from '../sinks/create-sink.ts';
 import type { Sink } from '../sinks/sink.ts';
-import { startEndpointRelay, type EndpointRelay } from './endpoint-relay.ts';
+import {
+  startEndpointRelay,
+  type EndpointRelay,
+  type RelayMetrics,
+  type RenderEvents,
+} from './endpoint-relay.ts';
 import {
   readEndpointSettings,
   type ConfiguredEndpoint,
@@ -21,7 +25,9 @@ export interface EndpointRelaysOptions {
   /** How often feed_endpoints is read again (FEED_ENDPOINTS_REFRESH_MS). */
   refreshMs: number;
   logger: Logger;
-  metrics?: FeedMetrics;
+  metrics?: RelayMetrics;
+  /** The body of each event (src/feed/render-events.ts over the feed's pool). */
+  render: RenderEvents;
   pollIntervalMs?: number;
   /** Unique per instance (default: host, pid and a random part). */
   instance?: string;
@@ -92,6 +98,7 @@ export function startEndpointRelays(options: EndpointRelaysOptions): EndpointRel
         db: options.db,
         settings,
         createSink,
+        render: options.render,
         instance,
         retryBaseMs: options.retryBaseMs,
         retryMaxMs: options.retryMaxMs,

@@ -5,7 +5,7 @@ import { typeFilterSql } from '../endpoints/type-filter.ts';
 /** Positions read per step: one transaction's worth, however far behind the endpoint is. */
 const FAN_OUT_BATCH = 5000;
 
-export interface FanOutStep {
+interface FanOutStep {
   /** False when another instance held the endpoint's row (it is fanning out) or it is disabled. */
   locked: boolean;
   /** Positions read past the cursor (a full batch: call again). */
@@ -23,11 +23,7 @@ export interface FanOutStep {
  * one in the locked row: a change applies from the next event on. A disabled endpoint is left
  * alone: its cursor stays, and it catches up once enabled.
  */
-export async function fanOut(
-  db: Db,
-  endpointId: string,
-  batch = FAN_OUT_BATCH,
-): Promise<FanOutStep> {
+async function fanOut(db: Db, endpointId: string, batch = FAN_OUT_BATCH): Promise<FanOutStep> {
   return db.transaction().execute(async (trx) => {
     const endpoint = await sql<{ types: string[]; fanned_through: string }>`
       SELECT types, fanned_through FROM feed_endpoints

@@ -1,10 +1,12 @@
-import type { EndpointKind } from '../tables.ts';
 import { createHttpSink } from './http-sink.ts';
 import type { Sink } from './sink.ts';
 
+/** What an endpoint is: a URL to POST to, or a broker to publish into. */
+type SinkKind = 'http' | 'nats' | 'rabbitmq';
+
 /** What a sink is made from: an endpoint's kind, target and broker settings. */
 export interface SinkTarget {
-  kind: EndpointKind;
+  kind: SinkKind;
   /** http: the URL; a broker: its server URL, without credentials. */
   target: string;
   options: Readonly<Record<string, unknown>>;
@@ -14,13 +16,13 @@ export interface SinkTarget {
 
 type SinkFactory = (target: SinkTarget) => Sink;
 
-const FACTORIES: Record<EndpointKind, SinkFactory> = {
+const FACTORIES: Record<SinkKind, SinkFactory> = {
   http: ({ target }) => createHttpSink(target),
   nats: () => notAvailable('nats'),
   rabbitmq: () => notAvailable('rabbitmq'),
 };
 
-function notAvailable(kind: EndpointKind): never {
+function notAvailable(kind: SinkKind): never {
   throw new Error(`${kind} endpoints are not available in this build`);
 }
 
