@@ -64,9 +64,12 @@ export async function startFeed(options: {
     logger: logs,
     onAssigned: () => relays.nudge(),
   });
-  const refresh = setInterval(() => {
+  const refreshGauges = () => {
     metrics.refresh(db).catch(() => {}); // a database outage is reported by the receiver
-  }, GAUGE_REFRESH_MS).unref();
+  };
+  // At once, then every few seconds: an endpoint's gauges are there from the first scrape.
+  refreshGauges();
+  const refresh = setInterval(refreshGauges, GAUGE_REFRESH_MS).unref();
 
   const notifier = config.token
     ? createFeedNotifier({ url: options.databaseUrl, logger: logs })

@@ -72,8 +72,11 @@ export function startEndpointRelay(options: EndpointRelayOptions): EndpointRelay
   let lastFanOutAt = 0;
   let failing = false;
   const labels = () => ({ endpoint: settings.name });
-  for (const result of ['sent', 'failed'])
+  // Every series of the endpoint exists from the start (0), so a rate or an alert sees it.
+  for (const result of ['sent', 'failed']) {
     options.metrics?.attempts.inc({ ...labels(), result }, 0);
+  }
+  options.metrics?.deadLettered.inc(labels(), 0);
 
   const wakeUp = () => {
     nudged = true;
