@@ -93,6 +93,9 @@ export const feedSettings = defineSection({
     retryMaxMs: variable('FEED_RETRY_MAX_MS', integer(10, 86_400_000).default(300_000), {
       doc: 'longest retry wait',
     }),
+    endpointsRefreshMs: variable('FEED_ENDPOINTS_REFRESH_MS', integer(100, 600_000).default(2000), {
+      doc: 'how often each instance reads the feed endpoints again (an added, changed or disabled endpoint applies within this, no restart)',
+    }),
     maxAgeMs: variable('FEED_MAX_AGE_MS', integer(1000, 2_592_000_000).default(259_200_000), {
       doc: 'retry for this long after the first attempt (3 days), then dead-letter (kept, counted)',
     }),
@@ -105,18 +108,18 @@ export const feedSettings = defineSection({
     }
     if (url && secrets.length === 0) problem('FEED_HTTP_SECRET: required with FEED_HTTP_URL');
     if (url) relayUrlProblems(url, allowPlainHttp).forEach(problem);
-    /** The push relay, when FEED_HTTP_URL is set. */
+    /** The endpoint FEED_HTTP_URL declares (`configured`), when it is set. */
     const relay = url && {
       url,
       /** Key bytes of each FEED_HTTP_SECRET (several during a rotation). */
       secrets: secrets.filter((s): s is Buffer => typeof s !== 'string'),
       timeoutMs,
       concurrency,
-      retryBaseMs,
-      retryMaxMs: Math.max(retryMaxMs, retryBaseMs),
       maxAgeMs,
     };
-    return { feed: { ...feed, relay: relay || undefined } };
+    /** Every endpoint's retries (the `configured` one's and those in feed_endpoints). */
+    const retry = { baseMs: retryBaseMs, maxMs: Math.max(retryMaxMs, retryBaseMs) };
+    return { feed: { ...feed, relay: relay || undefined, retry } };
   },
 });
 

@@ -9,14 +9,17 @@ import { startAssigner } from './assigner.ts';
 import { createFeedMetrics } from './feed-metrics.ts';
 import { createFeedNotifier } from './feed-notifier.ts';
 import { feedRouter } from './feed-route.ts';
-import { startRelay } from './relay.ts';
+import { renderEvents } from './render-events.ts';
+// The feed's tables on the Database type (declaration merging): what its statements are checked against.
+import './tables.ts';
+import { startEndpointRelays } from './endpoint-relay/endpoint-relays.ts';
 
 export interface RunningFeed {
   /** The GET /feed listener, when FEED_TOKEN is set (to close with the others on shutdown). */
   servers: HttpServer[];
   /** Shutdown began: long polls answer now, so the listener can close. */
   beginShutdown(): void;
-  /** After the servers have closed: stops the relay (POSTs in flight finish) and the assigner. */
+  /** After the servers have closed: stops the relays (attempts in flight finish) and the assigner. */
   stop(): Promise<void>;
 }
 
@@ -24,8 +27,9 @@ const GAUGE_REFRESH_MS = 5000;
 
 /**
  * Everything of the feed an instance runs (docs/feed.md): the assigner always, the GET /feed
- * listener when FEED_TOKEN is set, the relay when FEED_HTTP_URL is set. All of it on its own
- * small pool, so nothing here can take a connection from the receiver.
+ * listener when FEED_TOKEN is set, a relay per enabled endpoint (the one FEED_HTTP_URL declares
+ * when it is set; feed_endpoints read again every few seconds). All of it on its own small
+ * pool, so nothing here can take a connection from the receiver.
  */
 export async function startFeed(options: {
   config: FeedConfig;
@@ -43,17 +47,29 @@ export async function startFeed(options: {
     statementTimeoutMs: options.statementTimeoutMs,
     onIdleClientError: (error) => logs.warn({ err: error }, 'feed database connection lost'),
   });
-  const metrics = createFeedMetrics(options.registry, { relay: config.relay !== undefined });
-  const relay = config.relay && startRelay({ ...config.relay, db, logger: logs, metrics });
+  const metrics = createFeedMetrics(options.registry, { configured: config.relay !== undefined });
+  const relays = startEndpointRelays({
+    db,
+    configured: config.relay,
+    retryBaseMs: config.retry.baseMs,
+    retryMaxMs: config.retry.maxMs,
+    refreshMs: config.endpointsRefreshMs,
+    logger: logs,
+    metrics,
+    render: (events) => renderEvents(db, events),
+  });
   const assigner = startAssigner({
     db,
     intervalMs: config.assignIntervalMs,
     logger: logs,
-    onAssigned: () => relay?.nudge(),
+    onAssigned: () => relays.nudge(),
   });
-  const refresh = setInterval(() => {
+  const refreshGauges = () => {
     metrics.refresh(db).catch(() => {}); // a database outage is reported by the receiver
-  }, GAUGE_REFRESH_MS).unref();
+  };
+  // At once, then every few seconds: an endpoint's gauges are there from the first scrape.
+  refreshGauges();
+  const refresh = setInterval(refreshGauges, GAUGE_REFRESH_MS).unref();
 
   const notifier = config.token
     ? createFeedNotifier({ url: options.databaseUrl, logger: logs })
@@ -96,7 +112,7 @@ export async function startFeed(options: {
     beginShutdown: () => closing.abort(),
     stop: async () => {
       clearInterval(refresh);
-      await relay?.stop();
+      await relays.stop();
       await assigner.stop();
       await notifier?.close();
       await db.destroy();

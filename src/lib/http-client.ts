@@ -4,7 +4,8 @@
  * - `timeoutMs` is a deadline for the whole exchange: connecting, sending, the headers AND the
  *   body (a peer that sends headers and then stalls still fails in time).
  * - `maxResponseBytes` is the answer's byte budget: a declared Content-Length over it fails
- *   before the body is read; a body that streams past it is cut off there. Either way `too-large`.
+ *   before the body is read; a body that streams past it is cut off there. Either way `too-large`,
+ *   unless `keepPrefix` asks for the first `maxResponseBytes` bytes instead (an excerpt to log).
  * - Redirects are not followed unless asked: a 3xx is the answer (a redirect could carry the
  *   request's credentials, or hand back someone else's content, elsewhere).
  * - `signal` abandons the call early (a stopping service); `fetch` replaces Node's for tests.
@@ -31,6 +32,8 @@ export interface HttpRequest {
   maxResponseBytes: number;
   /** The body is not wanted: it is cancelled unread (the answer's `body` is empty). */
   discardBody?: boolean;
+  /** A body over the budget is not a failure: its first `maxResponseBytes` bytes are the body. */
+  keepPrefix?: boolean;
   /** The statuses that are answers; any other fails as `status`. Default: all of them. */
   accept?: (status: number) => boolean;
   /** Default false: a 3xx is the answer. */
@@ -96,7 +99,7 @@ export async function httpCall(request: HttpRequest): Promise<HttpAnswer> {
   if (request.accept && !request.accept(status)) {
     const body = request.discardBody
       ? await discard(response)
-      : await readCapped(response, request.maxResponseBytes).then(
+      : await readCapped(response, request).then(
           (bytes) => bytes.toString('utf8'),
           () => undefined,
         );
@@ -110,7 +113,7 @@ export async function httpCall(request: HttpRequest): Promise<HttpAnswer> {
     return { status, headers, body: Buffer.alloc(0) };
   }
   try {
-    return { status, headers, body: await readCapped(response, request.maxResponseBytes) };
+    return { status, headers, body: await readCapped(response, request) };
   } catch (error) {
     throw classify(error, request, deadline);
   }
@@ -121,9 +124,12 @@ async function discard(response: Response): Promise<undefined> {
   return undefined;
 }
 
-async function readCapped(response: Response, maxBytes: number): Promise<Buffer> {
+async function readCapped(
+  response: Response,
+  { maxResponseBytes: maxBytes, keepPrefix = false }: HttpRequest,
+): Promise<Buffer> {
   const declared = Number(response.headers.get('content-length'));
-  if (declared > maxBytes) {
+  if (declared > maxBytes && !keepPrefix) {
     await discard(response);
     throw new HttpCallError(
       'too-large',
@@ -139,6 +145,11 @@ async function readCapped(response: Response, maxBytes: number): Promise<Buffer>
     const { done, value } = await reader.read();
     if (done) break;
     total += value.byteLength;
+    if (total > maxBytes && keepPrefix) {
+      await reader.cancel().catch(() => {});
+      chunks.push(value.subarray(0, value.byteLength - (total - maxBytes)));
+      break;
+    }
     if (total > maxBytes) {
       await reader.cancel().catch(() => {});
       throw new HttpCallError('too-large', `answer sent more than ${maxBytes} bytes`, {

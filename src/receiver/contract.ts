@@ -18,4 +18,4 @@ export {
 } from './events/event-types.ts';
 export { findEventModel } from './events/registry.ts';
 export { type TypedRows } from './events/types.ts';
-export { type FeedEventType } from './storage/feed-outbox-sql.ts';
+export { FEED_EVENT_TYPES, type FeedEventType } from './storage/feed-outbox-sql.ts';

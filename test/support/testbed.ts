@@ -5,14 +5,24 @@ import { createTestDatabase, type TestDatabase } from './test-database.ts';
 
 /**
  * Every table a delivery can write: the captured-fixture format's tables, the direct-credit
- * tables (not in that format) and the feed's outbox.
+ * tables (not in that format), the feed's outbox and each endpoint's delivery state and attempts.
  */
 const STORED_TABLES = [
   ...ROW_TABLES,
   'direct_credits',
   'direct_credit_batches',
   'feed_events',
+  'feed_endpoint_events',
+  'feed_attempts',
 ] as const;
+
+/**
+ * The feed's endpoints as the migration leaves them: only `configured`, enabled, not paused,
+ * its cursor at the start (positions start again at 1 once feed_events is emptied).
+ */
+const RESET_ENDPOINTS = `
+  DELETE FROM feed_endpoints WHERE declared_by = 'operator';
+  UPDATE feed_endpoints SET fanned_through = 0, enabled = true, paused = false, paused_reason = NULL`;
 
 export interface Testbed {
   readonly database: TestDatabase;
@@ -33,7 +43,10 @@ export function useTestbed(): Testbed {
     [database, signer] = await Promise.all([createTestDatabase(), generateSigningKeyPair()]);
   });
   afterAll(() => database?.drop());
-  beforeEach(() => ready(database).query(`TRUNCATE ${STORED_TABLES.join(', ')}`));
+  beforeEach(async () => {
+    await ready(database).query(`TRUNCATE ${STORED_TABLES.join(', ')}`);
+    await ready(database).query(RESET_ENDPOINTS);
+  });
 
   return {
     get database() {

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { TypedFeedEventType } from '../events/event-types.ts';
+import { TYPED_TABLES, type TypedFeedEventType } from '../events/event-types.ts';
 
 /**
  * Where feed events are written, the one home of `INSERT INTO feed_events` (insertFeedEvents).
@@ -12,7 +12,6 @@ import type { TypedFeedEventType } from '../events/event-types.ts';
 
 /** The feed's events of no typed table. */
 type OtherEventType = (typeof OTHER_EVENT_TYPES)[number];
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the list is the type's source
 const OTHER_EVENT_TYPES = [
   'conflict.detected',
   'event.unmodelled',
@@ -26,6 +25,12 @@ const OTHER_EVENT_TYPES = [
  * (events/event-types.ts), then those of no typed table.
  */
 export type FeedEventType = TypedFeedEventType | OtherEventType;
+
+/** Every feed event type, as a list: what an endpoint's filter and the catalogue may name. */
+export const FEED_EVENT_TYPES: readonly FeedEventType[] = Object.freeze([
+  ...new Set(TYPED_TABLES.map((entry) => entry.feedType)),
+  ...OTHER_EVENT_TYPES,
+]);
 
 /** Where one type's events come from: a CTE of the statement and SQL expressions over it. */
 export interface OutboxSource {

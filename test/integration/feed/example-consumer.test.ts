@@ -174,7 +174,7 @@ describe('the example ledger consumer (examples/ledger-consumer)', () => {
       // All three relayed (answered 2xx by the consumer) and stored.
       await waitFor(
         async () =>
-          (await receiverDb.count(`feed_events WHERE relay_state = 'sent'`)) === 3 &&
+          (await receiverDb.count(`feed_endpoint_events WHERE state = 'sent'`)) === 3 &&
           (await pushLedger.count('ledger_events')) === 3,
         `three events relayed and stored (consumer output: ${consumer.output()})`,
         30_000,

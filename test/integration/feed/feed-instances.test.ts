@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { claimEvents } from '../../../src/feed/relay-store.ts';
+import { claimEvents } from '../../../src/feed/endpoint-relay/claims.ts';
+import { fanOutAll } from '../../../src/feed/endpoint-relay/fan-out.ts';
 import { assignPositions } from '../../../src/feed/assigner.ts';
 import {
   eventually,
@@ -65,7 +66,17 @@ describe('several instances', () => {
     const feed = feedDatabase(bed.database.url);
     running.push({ stop: () => feed.db.destroy() });
     await assignPositions(feed.db);
-    const claimed = await claimEvents(feed.db, { instance: 'crashed', limit: 10, leaseMs: 8000 });
+    const [configured] = await bed.database.query<{ id: string }>(
+      `SELECT id::text FROM feed_endpoints WHERE name = 'configured'`,
+    );
+    const endpointId = configured?.id ?? '';
+    await fanOutAll(feed.db, endpointId);
+    const claimed = await claimEvents(feed.db, {
+      endpointId,
+      instance: 'crashed',
+      limit: 10,
+      leaseMs: 8000,
+    });
     expect(claimed).toHaveLength(3);
 
     const secret = newWebhookSecret();
@@ -83,11 +94,14 @@ describe('several instances', () => {
     await eventually(() => consumer.received.length === 3, 40_000);
     // The consumer has the POSTs before the relay commits them as sent: wait for that commit.
     const rows = () =>
-      bed.database.query<{ attempts: number; relay_state: string }>(
-        'SELECT attempts, relay_state FROM feed_events',
+      bed.database.query<{ attempts: number; state: string }>(
+        'SELECT attempts, state FROM feed_endpoint_events',
       );
-    await eventually(async () => (await rows()).every((r) => r.relay_state === 'sent'), 10_000);
-    expect(await rows()).toEqual(Array(3).fill({ attempts: 2, relay_state: 'sent' }));
+    await eventually(
+      async () => (await rows()).length === 3 && (await rows()).every((r) => r.state === 'sent'),
+      10_000,
+    );
+    expect(await rows()).toEqual(Array(3).fill({ attempts: 2, state: 'sent' }));
     expect(consumer.received).toHaveLength(3);
   }, 60_000);
 });

@@ -16,10 +16,9 @@ const bed = useTestbed();
 let built: TestApp;
 const running: { stop(): Promise<void> }[] = [];
 
-beforeEach(async () => {
+beforeEach(() => {
+  // Pause is shared state: the testbed un-pauses the endpoints before each test.
   built = buildTestApp({ db: bed.database.db, publicKey: bed.signer.publicKey });
-  // Pause is shared state: a test that paused and failed must not hold up the next one.
-  await bed.database.query('UPDATE feed_relay_control SET paused = false, reason = NULL');
 });
 afterEach(async () => {
   await Promise.all(running.splice(0).map((r) => r.stop()));
@@ -42,10 +41,14 @@ async function consumerAndRelay(answer?: (event: ReceivedEvent) => number, maxAg
   return { consumer, instance };
 }
 
+/** Every event and where it stands with the `configured` endpoint (FEED_HTTP_URL's). */
 const relayStates = () =>
   bed.database.query<{ id: string; relay_state: string; attempts: number; key: string }>(
-    `SELECT id::text, relay_state, attempts, event_name || '/' || business_key AS key
-     FROM feed_events ORDER BY position`,
+    `SELECT f.id::text, coalesce(x.state, 'not fanned out') AS relay_state,
+       coalesce(x.attempts, 0) AS attempts, f.event_name || '/' || f.business_key AS key
+     FROM feed_events f LEFT JOIN feed_endpoint_events x ON x.event_id = f.id
+       AND x.endpoint_id = (SELECT id FROM feed_endpoints WHERE name = 'configured')
+     ORDER BY f.position`,
   );
 
 /** Per key, the positions in the order they arrived: must never go down. */
@@ -119,8 +122,8 @@ describe('push relay', () => {
     ).toBe(true);
     await instance.metrics.refresh(instance.db);
     const text = await instance.registry.metrics();
-    expect(text).toMatch(/^feed_relay_dead_letters 1$/m);
-    expect(text).toMatch(/^feed_relay_dead_lettered_total 1$/m);
+    expect(text).toMatch(/^feed_relay_dead_letters\{endpoint="configured"\} 1$/m);
+    expect(text).toMatch(/^feed_relay_dead_lettered_total\{endpoint="configured"\} 1$/m);
 
     const env = { DATABASE_URL: bed.database.url, LOG_LEVEL: 'silent' };
     const run = (...args: string[]) => runCommandLine(['feed', ...args], env);

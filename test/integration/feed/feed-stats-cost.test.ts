@@ -1,13 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  endpointStatsSql,
+  readEndpointStats,
+} from '../../../src/feed/endpoint-relay/endpoint-stats.ts';
 import { feedStatsSql, readFeedStats } from '../../../src/feed/feed-metrics.ts';
 import { createDatabase, type Db } from '../../../src/lib/database/database.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.ts';
 
 /**
  * The feed's gauges are read every few seconds by every instance: their cost must follow the
- * backlog, never the events kept. On a seeded table of 300,000 events the plan of every part of
- * the statement reads an index (no sequential scan of feed_events), with a relay (a small
- * backlog, a few dead letters) and without one (every event pending for ever).
+ * backlog, never the events kept. On a seeded table of 300,000 events, each with its row for the
+ * `configured` endpoint and for a second endpoint (600,000 delivery rows), the plan of every part
+ * of the statement reads an index (no sequential scan of feed_events or feed_endpoint_events),
+ * with relays (a small backlog, a few dead letters per endpoint) and without one (every event
+ * pending for ever).
  */
 const EVENTS = 300_000;
 let database: TestDatabase;
@@ -28,8 +34,29 @@ beforeAll(async () => {
      SELECT 'payment.received', 'NPPReceivePayment', 'U' || g, $1 + g FROM generate_series(1, 20) AS g`,
     [EVENTS],
   );
+  // Each endpoint's rows: the configured one's as the relay left them above, the second's with
+  // its own small backlog (the newest 500) and dead letters (every 200th of those).
+  await database.query(
+    `INSERT INTO feed_endpoints (name, kind, target, types, fanned_through)
+     VALUES ('second', 'http', 'https://second.example/hooks', '{*}', $1)`,
+    [EVENTS],
+  );
+  await database.query(`UPDATE feed_endpoints SET fanned_through = $1 WHERE name = 'configured'`, [
+    EVENTS,
+  ]);
+  await database.query(
+    `INSERT INTO feed_endpoint_events (endpoint_id, position, event_id, type, event_name,
+       business_key, state)
+     SELECT p.id, e.position, e.id, e.type, e.event_name, e.business_key,
+       CASE WHEN p.name = 'configured' THEN e.relay_state
+         WHEN e.position <= $1 - 500 THEN 'sent' WHEN e.position % 200 = 0 THEN 'dead'
+         ELSE 'pending' END
+     FROM feed_events e CROSS JOIN feed_endpoints p WHERE e.position IS NOT NULL`,
+    [EVENTS],
+  );
   await database.query('ANALYZE feed_events');
-}, 120_000);
+  await database.query('ANALYZE feed_endpoint_events');
+}, 180_000);
 afterAll(async () => {
   await db?.destroy();
   await database?.drop();
@@ -48,7 +75,8 @@ async function scansOf(sql: string): Promise<PlanNode[]> {
   );
   const nodes: PlanNode[] = [];
   const walk = (node: PlanNode) => {
-    if (node['Relation Name'] === 'feed_events') nodes.push(node);
+    const relation = node['Relation Name'];
+    if (relation === 'feed_events' || relation === 'feed_endpoint_events') nodes.push(node);
     for (const child of node.Plans ?? []) walk(child);
   };
   walk(row!['QUERY PLAN'][0].Plan);
@@ -57,16 +85,29 @@ async function scansOf(sql: string): Promise<PlanNode[]> {
 
 describe('feed gauges on a large feed_events', () => {
   it('when a relay runs, then every count reads a partial index and the numbers are right', async () => {
-    const scans = await scansOf(feedStatsSql({ relay: true }));
-    expect(scans.length).toBeGreaterThan(0);
-    for (const scan of scans) expect(scan['Node Type'], JSON.stringify(scan)).not.toBe('Seq Scan');
-    const stats = await readFeedStats(db, { relay: true });
-    expect(stats).toMatchObject({
+    for (const text of [feedStatsSql({ relay: false }), endpointStatsSql({ configured: true })]) {
+      const scans = await scansOf(text);
+      expect(scans.length).toBeGreaterThan(0);
+      for (const scan of scans) {
+        expect(scan['Node Type'], JSON.stringify(scan)).not.toBe('Seq Scan');
+      }
+    }
+    expect(await readFeedStats(db, { relay: false })).toMatchObject({
       unassigned: 20,
-      dead: 10,
-      pending: 990,
       lastPosition: String(EVENTS),
     });
+    expect(await readEndpointStats(db, { configured: true })).toEqual([
+      expect.objectContaining({ name: 'configured', dead: 10, pending: 990, lagEvents: 990 }),
+      expect.objectContaining({ name: 'second', dead: 3, pending: 497, lagEvents: 497 }),
+    ]);
+    // A cursor behind the last position counts the events past it, whatever the filter.
+    await database.query(`UPDATE feed_endpoints SET fanned_through = $1 WHERE name = 'second'`, [
+      EVENTS - 100,
+    ]);
+    // Without FEED_HTTP_URL here, `configured` is not reported.
+    expect(await readEndpointStats(db, { configured: false })).toEqual([
+      expect.objectContaining({ name: 'second', pending: 497, lagEvents: 597 }),
+    ]);
   });
 
   it('when no relay is configured (every event pending for ever), then the refresh does not read the pending events at all', async () => {

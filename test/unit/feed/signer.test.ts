@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { signWebhook } from '../../../src/feed/signer.ts';
+import { signWebhook } from '../../../src/feed/sinks/signer.ts';
 import { parseWebhookSecret } from '../../../src/lib/webhook-secret.ts';
 
 const secret = () => `whsec_${randomBytes(32).toString('base64')}`;

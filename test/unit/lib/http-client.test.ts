@@ -82,6 +82,29 @@ describe('one outbound HTTP call (real HTTP to 127.0.0.1)', () => {
     expect(error).toMatchObject({ kind: 'too-large', declaredBytes: 1_000_000 });
   });
 
+  it('when only a prefix is wanted, then a body over the budget, declared or streamed, comes back cut to it, with or without an accepted status', async () => {
+    const streamed = await call(
+      (_req, res) => {
+        res.writeHead(200);
+        for (let i = 0; i < 4; i += 1) res.write('x'.repeat(512));
+        res.end();
+      },
+      { keepPrefix: true, maxResponseBytes: 600 },
+    );
+    expect(streamed.body.toString('utf8')).toBe('x'.repeat(600));
+    const refused = await failure(
+      call(
+        (_req, res) => void res.writeHead(503, { 'content-length': '2000' }).end('y'.repeat(2000)),
+        {
+          keepPrefix: true,
+          maxResponseBytes: 10,
+          accept: (s) => s === 200,
+        },
+      ),
+    );
+    expect(refused).toMatchObject({ kind: 'status', status: 503, body: 'y'.repeat(10) });
+  });
+
   it('when the body is not wanted, then it is discarded unread, however large', async () => {
     const answer = await call((_req, res) => void res.writeHead(204).end(), { discardBody: true });
     expect(answer).toMatchObject({ status: 204, body: Buffer.alloc(0) });
