@@ -33,7 +33,14 @@ export interface StreamRun {
  */
 export async function sendStream(
   send: (message: FeedMessage) => Promise<SinkOutcome>,
-  options: { count: number; concurrency: number; at: number; midway: () => Promise<void> },
+  options: {
+    count: number;
+    concurrency: number;
+    at: number;
+    midway: () => Promise<void>;
+    /** A pause after each send, per worker: a stream that lasts longer than a slow fault. */
+    paceMs?: number;
+  },
 ): Promise<StreamRun> {
   const run: StreamRun = { ok: new Set(), failed: new Map() };
   let next = 1;
@@ -48,6 +55,7 @@ export async function sendStream(
       else run.failed.set(message.id, outcome.error);
       answered += 1;
       if (answered === options.at) midway = options.midway();
+      if (options.paceMs) await new Promise((resolve) => setTimeout(resolve, options.paceMs));
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));
