@@ -58,7 +58,8 @@ export function natsReader(config, handle, log) {
         });
         if (disposal === 'ack') await message.ackAck();
         else if (disposal === 'retry') message.nak(5000);
-        else message.term('refused by the ledger consumer');
+        // No reason text: servers before 2.10.4 ignore a +TERM that carries one.
+        else message.term();
       }
       signal.removeEventListener('abort', stop);
       if (!signal.aborted) throw new Error('the JetStream consumer stopped');
