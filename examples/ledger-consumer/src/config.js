@@ -21,6 +21,9 @@ import { URL } from 'node:url';
  * @property {string} databaseUrl
  * @property {PushConfig | undefined} push
  * @property {PullConfig | undefined} pull
+ * @property {import('./nats.js').NatsConfig | undefined} nats
+ * @property {import('./rabbitmq.js').RabbitMqConfig | undefined} rabbitmq
+ * @property {string[]} brokerSecrets  `whsec_…` the broker messages are signed with ([]: unsigned)
  */
 
 export class ConfigError extends Error {
@@ -57,10 +60,19 @@ export function readConfig(env) {
   const secretText = text('FEED_HTTP_SECRET');
   const feedUrlText = text('FEED_URL');
   const token = text('FEED_TOKEN');
-  if (secretText === undefined && feedUrlText === undefined && token === undefined) {
+  const natsUrl = text('NATS_URL');
+  const amqpUrl = text('AMQP_URL');
+  if (
+    secretText === undefined &&
+    feedUrlText === undefined &&
+    token === undefined &&
+    natsUrl === undefined &&
+    amqpUrl === undefined
+  ) {
     problems.push(
       "FEED_HTTP_SECRET or FEED_URL: set FEED_HTTP_SECRET to receive the relay's POSTs (push), " +
-        'or FEED_URL and FEED_TOKEN to read GET /feed (pull), or both',
+        'or FEED_URL and FEED_TOKEN to read GET /feed (pull), or NATS_URL or AMQP_URL to read ' +
+        'a broker endpoint, or several',
     );
   }
 
@@ -71,10 +83,7 @@ export function readConfig(env) {
       .split(',')
       .map((s) => s.trim())
       .filter((s) => s !== '');
-    secrets.forEach((secret, i) => {
-      const why = secretProblem(secret);
-      if (why) problems.push(`FEED_HTTP_SECRET${secrets.length > 1 ? ` (#${i + 1})` : ''}: ${why}`);
-    });
+    checkSecrets(problems, 'FEED_HTTP_SECRET', secrets);
     push = {
       secrets,
       host: text('HOST') ?? '127.0.0.1',
@@ -121,8 +130,105 @@ export function readConfig(env) {
     };
   }
 
+  const brokers = readBrokers(problems, text, natsUrl, amqpUrl);
+
   if (problems.length > 0) throw new ConfigError(problems);
-  return { databaseUrl: /** @type {string} */ (databaseUrl), push, pull };
+  return { databaseUrl: /** @type {string} */ (databaseUrl), push, pull, ...brokers };
+}
+
+/**
+ * NATS_… and AMQP_…: the receiver's broker endpoints this consumer reads, and the secrets
+ * (FEED_BROKER_SECRET) their messages are signed with.
+ *
+ * @param {string[]} problems
+ * @param {(name: string) => string | undefined} text
+ * @param {string | undefined} natsUrl
+ * @param {string | undefined} amqpUrl
+ */
+function readBrokers(problems, text, natsUrl, amqpUrl) {
+  /** @type {import('./nats.js').NatsConfig | undefined} */
+  let nats;
+  if (natsUrl !== undefined) {
+    const servers = natsUrl.split(',').map((server) => server.trim());
+    for (const server of servers)
+      brokerUrlProblem(problems, 'NATS_URL', server, /^(nats|tls):$/, 'nats:// (or tls://)');
+    const stream = text('NATS_STREAM');
+    if (stream === undefined)
+      problems.push("NATS_STREAM: required with NATS_URL (the endpoint's stream)");
+    const user = text('NATS_USER');
+    const password = text('NATS_PASSWORD');
+    const token = text('NATS_TOKEN');
+    if ((user === undefined) !== (password === undefined))
+      problems.push('NATS_USER and NATS_PASSWORD: give both or neither');
+    if (token !== undefined && user !== undefined)
+      problems.push('NATS_TOKEN: not with NATS_USER (one or the other)');
+    nats = {
+      servers,
+      stream: stream ?? '',
+      consumer: text('NATS_CONSUMER') ?? 'ledger',
+      credentials:
+        user !== undefined
+          ? { user, pass: password ?? '' }
+          : token !== undefined
+            ? { token }
+            : undefined,
+    };
+  }
+  /** @type {import('./rabbitmq.js').RabbitMqConfig | undefined} */
+  let rabbitmq;
+  if (amqpUrl !== undefined) {
+    brokerUrlProblem(problems, 'AMQP_URL', amqpUrl, /^amqps?:$/, 'amqp:// (or amqps://)');
+    const exchange = text('AMQP_EXCHANGE');
+    if (exchange === undefined)
+      problems.push("AMQP_EXCHANGE: required with AMQP_URL (the endpoint's exchange)");
+    const user = text('AMQP_USER');
+    const password = text('AMQP_PASSWORD');
+    if ((user === undefined) !== (password === undefined))
+      problems.push('AMQP_USER and AMQP_PASSWORD: give both or neither');
+    rabbitmq = {
+      url: amqpUrl,
+      exchange: exchange ?? '',
+      queue: text('AMQP_QUEUE') ?? 'ledger',
+      credentials: user !== undefined ? { username: user, password: password ?? '' } : undefined,
+    };
+  }
+  const secretText = text('FEED_BROKER_SECRET');
+  const brokerSecrets = (secretText ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (secretText !== undefined && nats === undefined && rabbitmq === undefined)
+    problems.push('FEED_BROKER_SECRET: only used with NATS_URL or AMQP_URL');
+  checkSecrets(problems, 'FEED_BROKER_SECRET', brokerSecrets);
+  return { nats, rabbitmq, brokerSecrets };
+}
+
+/**
+ * @param {string[]} problems
+ * @param {string} name
+ * @param {string} value
+ * @param {RegExp} protocols
+ * @param {string} example
+ */
+function brokerUrlProblem(problems, name, value, protocols, example) {
+  const url = urlOrUndefined(value);
+  if (url === undefined || !protocols.test(url.protocol)) {
+    problems.push(`${name}: must be a ${example} URL`);
+  } else if (url.username !== '' || url.password !== '') {
+    problems.push(`${name}: must not carry a user or password (give them apart)`);
+  }
+}
+
+/**
+ * @param {string[]} problems
+ * @param {string} name
+ * @param {string[]} secrets
+ */
+function checkSecrets(problems, name, secrets) {
+  secrets.forEach((secret, i) => {
+    const why = secretProblem(secret);
+    if (why) problems.push(`${name}${secrets.length > 1 ? ` (#${i + 1})` : ''}: ${why}`);
+  });
 }
 
 /**

@@ -123,7 +123,7 @@ export async function readCursor(db) {
  *
  * @param {import('./log.js').Log} log
  * @param {StoredEvent[]} stored
- * @param {'push' | 'pull'} via
+ * @param {'push' | 'pull' | 'nats' | 'rabbitmq'} via
  */
 export function reportStored(log, stored, via) {
   for (const event of stored) {

@@ -5,14 +5,18 @@ import pg from 'pg';
 import { ConfigError, readConfig } from './config.js';
 import { ensureSchema } from './ledger.js';
 import { createLog, describeError } from './log.js';
+import { createBrokerHandler } from './broker-message.js';
+import { keepReading } from './keep-reading.js';
+import { natsReader } from './nats.js';
 import { createPushServer } from './push.js';
 import { runPull } from './pull.js';
+import { rabbitMqReader } from './rabbitmq.js';
 
 /**
  * node src/main.js
  *
- * Push (FEED_HTTP_SECRET, PORT), pull (FEED_URL, FEED_TOKEN), or both, into the tables of
- * LEDGER_DATABASE_URL. Exit codes: 0 stopped by SIGTERM/SIGINT, 1 failed, 2 bad configuration.
+ * Push (FEED_HTTP_SECRET, PORT), pull (FEED_URL, FEED_TOKEN), broker endpoints (NATS_URL,
+ * AMQP_URL), or several, into the tables of LEDGER_DATABASE_URL. Exit codes: 0 stopped by SIGTERM/SIGINT, 1 failed, 2 bad configuration.
  */
 
 const SHUTDOWN_TIMEOUT_MS = 15_000;
@@ -80,6 +84,23 @@ async function main() {
   const pulling = config.pull
     ? runPull({ config: config.pull, pool, log, signal: stopping.signal })
     : Promise.resolve();
+  // Broker endpoints: each message through the push path's steps, acknowledged after the commit.
+  const reading = { log, signal: stopping.signal };
+  const brokers = { secrets: config.brokerSecrets, db: pool, log };
+  const natsReading = config.nats
+    ? keepReading(
+        'nats',
+        natsReader(config.nats, createBrokerHandler({ ...brokers, via: 'nats' }), log),
+        reading,
+      )
+    : Promise.resolve();
+  const rabbitMqReading = config.rabbitmq
+    ? keepReading(
+        'rabbitmq',
+        rabbitMqReader(config.rabbitmq, createBrokerHandler({ ...brokers, via: 'rabbitmq' }), log),
+        reading,
+      )
+    : Promise.resolve();
 
   const signal = await signalled;
   log.info('stopping', { signal });
@@ -92,7 +113,7 @@ async function main() {
   stopping.abort();
   // Push: no new connections; POSTs being stored finish (and are answered) first.
   const closed = server === undefined ? Promise.resolve() : close(server);
-  await Promise.all([pulling, closed]);
+  await Promise.all([pulling, closed, natsReading, rabbitMqReading]);
   await pool.end();
   log.info('stopped');
   return 0;

@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
-import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { describeError } from './log.js';
+import { createSignatureCheck, signatureHeaders } from './signature.js';
 
 /**
  * @typedef {{ status: number, text?: string, headers?: Record<string, string> }} PushAnswer
@@ -39,7 +39,7 @@ import { describeError } from './log.js';
  * @returns {RequestListener}
  */
 export function createPushHandler(options) {
-  const verifiers = options.secrets.map((secret) => new Webhook(secret));
+  const check = createSignatureCheck(options.secrets);
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const { log } = options;
 
@@ -60,27 +60,15 @@ export function createPushHandler(options) {
     if (raw === undefined) return refuseTooLarge(req, res);
 
     // The signature, over the exact bytes received. Only the three headers, each once.
-    const headers = signatureHeaders(req.headers);
+    const headers = signatureHeaders(/** @type {Record<string, unknown>} */ (req.headers));
     /** @type {(status: 400 | 401, reason: string) => void} */
     const refuse = (status, reason) => {
       options.onRefused?.({ raw, webhookId: headers['webhook-id'], status, reason });
       answer(res, status, reason);
     };
-    /** @type {unknown} */
-    let event;
-    let verified = false;
-    for (const verifier of verifiers) {
-      try {
-        event = verifier.verify(raw, headers);
-        verified = true;
-        break;
-      } catch (error) {
-        // Signed, but not JSON (the library parses only after the signature matched).
-        if (error instanceof SyntaxError) return refuse(400, 'body is not JSON');
-        if (!(error instanceof WebhookVerificationError)) throw error;
-      }
-    }
-    if (!verified) return refuse(401, 'signature does not verify');
+    const checked = check(raw, headers);
+    if (!checked.ok) return refuse(checked.status, checked.reason);
+    const { event } = checked;
 
     const webhookId = /** @type {string} */ (headers['webhook-id']);
     const reply = await options.onVerified({ event, raw, webhookId });
@@ -99,23 +87,6 @@ export function createPushHandler(options) {
       else res.destroy();
     });
   };
-}
-
-/**
- * `webhook-id`, `webhook-timestamp`, `webhook-signature` as single strings. A repeated one is
- * left out (and so refused as missing): which copy was signed is not for us to guess.
- *
- * @param {import('node:http').IncomingHttpHeaders} headers
- * @returns {Record<string, string>}
- */
-function signatureHeaders(headers) {
-  /** @type {Record<string, string>} */
-  const picked = {};
-  for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
-    const value = headers[name];
-    if (typeof value === 'string') picked[name] = value;
-  }
-  return picked;
 }
 
 /**

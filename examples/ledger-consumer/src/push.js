@@ -1,7 +1,5 @@
 import { createServer } from 'node:http';
-import { eventProblem } from './events.js';
-import { reportStored, storeEvent } from './ledger.js';
-import { describeError } from './log.js';
+import { handleVerifiedEvent } from './event-handler.js';
 import { createPushHandler } from './push-handler.js';
 
 /**
@@ -32,30 +30,9 @@ export function createPushServer(options) {
     secrets: options.secrets,
     log,
     ...(options.maxBodyBytes !== undefined && { maxBodyBytes: options.maxBodyBytes }),
-    onVerified: async ({ event, raw, webhookId }) => {
-      // An event this consumer understands, named as the signed webhook-id says.
-      const problem = eventProblem(event);
-      if (problem !== undefined) {
-        log.warn('signed event refused', { webhookId, problem });
-        return { status: 400, text: problem };
-      }
-      const id = /** @type {import('./events.js').FeedEvent} */ (event).id;
-      if (id !== webhookId) return { status: 400, text: 'id differs from webhook-id' };
-
-      // Stored once; answered only after the commit.
-      let stored;
-      try {
-        stored = await storeEvent(db, raw.toString('utf8'));
-      } catch (error) {
-        log.error('event not stored; the relay will send it again', {
-          eventId: id,
-          error: describeError(error),
-        });
-        return { status: 503, text: 'not stored; retry', headers: { 'Retry-After': '5' } };
-      }
-      if (stored.length === 0) log.info('event already stored', { via: 'push', eventId: id });
-      reportStored(log, stored, 'push');
-      return { status: 204 };
+    onVerified: async (verified) => {
+      const handled = await handleVerifiedEvent(verified, { db, log, via: 'push' });
+      return handled.status === 503 ? { ...handled, headers: { 'Retry-After': '5' } } : handled;
     },
   });
   return createServer(

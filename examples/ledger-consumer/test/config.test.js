@@ -28,7 +28,65 @@ describe('configuration', () => {
       databaseUrl: DATABASE,
       push: { secrets: [secret], host: '127.0.0.1', port: 4000, maxBodyBytes: 16 * 1024 * 1024 },
       pull: undefined,
+      nats: undefined,
+      rabbitmq: undefined,
+      brokerSecrets: [],
     });
+  });
+
+  test('brokers: NATS_URL with its stream, AMQP_URL with its exchange, credentials apart, FEED_BROKER_SECRET', () => {
+    const secret = newSecret();
+    const config = readConfig({
+      LEDGER_DATABASE_URL: DATABASE,
+      NATS_URL: 'nats://10.0.0.7:4222',
+      NATS_STREAM: 'FEED',
+      NATS_TOKEN: 'nats-token',
+      AMQP_URL: 'amqp://10.0.0.8:5672/',
+      AMQP_EXCHANGE: 'feed',
+      AMQP_USER: 'ledger',
+      AMQP_PASSWORD: 'amqp-password',
+      FEED_BROKER_SECRET: secret,
+    });
+    assert.deepEqual(
+      { nats: config.nats, rabbitmq: config.rabbitmq, brokerSecrets: config.brokerSecrets },
+      {
+        nats: {
+          servers: ['nats://10.0.0.7:4222'],
+          stream: 'FEED',
+          consumer: 'ledger',
+          credentials: { token: 'nats-token' },
+        },
+        rabbitmq: {
+          url: 'amqp://10.0.0.8:5672/',
+          exchange: 'feed',
+          queue: 'ledger',
+          credentials: { username: 'ledger', password: 'amqp-password' },
+        },
+        brokerSecrets: [secret],
+      },
+    );
+  });
+
+  test('brokers: every problem named, no secret repeated', () => {
+    let message = '';
+    try {
+      readConfig({
+        LEDGER_DATABASE_URL: DATABASE,
+        NATS_URL: 'nats://user:hunter2@10.0.0.7:4222',
+        NATS_USER: 'only-the-user',
+        AMQP_URL: 'http://10.0.0.8',
+        FEED_BROKER_SECRET: 'hunter3',
+      });
+    } catch (error) {
+      message = String(/** @type {Error} */ (error).message);
+    }
+    assert.match(message, /NATS_URL: must not carry a user or password/);
+    assert.match(message, /NATS_STREAM: required/);
+    assert.match(message, /NATS_USER and NATS_PASSWORD: give both or neither/);
+    assert.match(message, /AMQP_URL: must be a amqp:\/\/ \(or amqps:\/\/\) URL/);
+    assert.match(message, /AMQP_EXCHANGE: required/);
+    assert.match(message, /FEED_BROKER_SECRET: must start with whsec_/);
+    assert.doesNotMatch(message, /hunter/);
   });
 
   test('pull: FEED_URL as the listener or as the endpoint, and FEED_TOKEN', () => {
