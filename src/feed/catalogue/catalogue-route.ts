@@ -23,6 +23,8 @@ function documentOf(value: unknown): Document {
 /**
  * `GET /feed/schema` (`{version, types: {type: schema}}`) and `GET /feed/schema/<type>` (one
  * type's schema; 404 for a type the feed does not have), behind the feed's bearer token.
+ * `?version=` names the catalogue version wanted (docs/feed-catalogue.md: an older version is
+ * served beside a new one for a stated period); one this feed does not serve is a 404.
  *
  * The catalogue changes only with a release, so each answer carries a strong ETag (a hash of its
  * bytes) and `Cache-Control: private, no-cache`: a client keeps its copy and revalidates, and an
@@ -34,12 +36,26 @@ export function catalogueRouter(options: CatalogueRouteOptions): Router {
     Object.entries(options.catalogue.types).map(([type, schema]) => [type, documentOf(schema)]),
   );
   const router = Router();
+  const { version } = options.catalogue;
+  const refuse = (res: Response, status: number, error: string) => {
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(status).json({ error });
+  };
+  /** Authorised, and asking for the version served (`?version=`, absent: the newest). */
   const guard = (req: Request, res: Response): boolean => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    if (options.authorised(req)) return true;
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('WWW-Authenticate', 'Bearer');
-    res.status(401).json({ error: 'unauthorised' });
+    if (!options.authorised(req)) {
+      res.setHeader('WWW-Authenticate', 'Bearer');
+      refuse(res, 401, 'unauthorised');
+      return false;
+    }
+    const asked = req.query.version;
+    if (asked === undefined || asked === version) return true;
+    refuse(
+      res,
+      404,
+      `no catalogue version ${String(asked).slice(0, 40)}; this feed serves ${version}`,
+    );
     return false;
   };
   const send = (req: Request, res: Response, document: Document, type: string) => {
@@ -55,10 +71,11 @@ export function catalogueRouter(options: CatalogueRouteOptions): Router {
     if (!guard(req, res)) return;
     const document = byType.get(req.params.type);
     if (document === undefined) {
-      res.setHeader('Cache-Control', 'no-store');
-      return void res.status(404).json({
-        error: `no such event type; the feed's types are ${[...byType.keys()].join(', ')}`,
-      });
+      return refuse(
+        res,
+        404,
+        `no such event type; the feed's types are ${[...byType.keys()].join(', ')}`,
+      );
     }
     send(req, res, document, 'application/schema+json');
   });

@@ -239,4 +239,13 @@ describe('GET /feed/schema', () => {
     expect(res.body.error).toContain('payment.received');
     await auth(request(app).get('/feed/schema/payment.received/extra')).expect(404);
   });
+
+  it('when a catalogue version is named, then the one served answers and another is a 404 naming the one served', async () => {
+    const v1 = await auth(request(app).get('/feed/schema?version=v1')).expect(200);
+    expect(v1.body.version).toBe('v1');
+    await auth(request(app).get('/feed/schema/payment.received?version=v1')).expect(200);
+    const v2 = await auth(request(app).get('/feed/schema?version=v2')).expect(404);
+    expect(v2.body.error).toBe('no catalogue version v2; this feed serves v1');
+    await auth(request(app).get('/feed/schema/payment.received?version=v0')).expect(404);
+  });
 });
