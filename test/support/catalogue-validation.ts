@@ -8,7 +8,7 @@ import type { JsonSchema } from '../../src/feed/catalogue/json-schema.ts';
  * schemas are open (a consumer ignores what it does not know, docs/feed-catalogue.md); the tests
  * validate closed so that a field the feed renders and the catalogue does not describe fails.
  */
-export function closedSchema(schema: unknown): unknown {
+function closedSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(closedSchema);
   if (schema === null || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};

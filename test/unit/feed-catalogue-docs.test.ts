@@ -1,12 +1,10 @@
-import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { feedCatalogue } from '../../src/feed/catalogue/catalogue.ts';
 import { describeDifference } from '../../tools/docs/config-docs.ts';
 import { FEED_SCHEMA_FILE, feedSchemaDocFile } from '../../tools/docs/feed-schema-docs.ts';
+import { useDocsToolOnCopy } from '../support/docs-tool.ts';
 
 /**
  * docs/feed-events.schema.json is generated from src/feed/catalogue/ (`npm run
@@ -25,38 +23,19 @@ describe('the feed event catalogue in docs/', () => {
     ).toBe(true);
     // The same catalogue GET /feed/schema serves.
     const committed = JSON.parse(file.current ?? '{}') as Record<string, unknown>;
-    const { $comment: _comment, ...served } = committed;
-    expect(served).toEqual(JSON.parse(JSON.stringify(feedCatalogue())));
+    expect(committed).toEqual({
+      $comment: expect.any(String),
+      ...(JSON.parse(JSON.stringify(feedCatalogue())) as object),
+    });
   });
 });
 
 describe('npm run docs:feed-schema', () => {
-  let dir = '';
-  beforeAll(() => {
-    dir = mkdtempSync(path.join(tmpdir(), 'feed-schema-docs-'));
-    mkdirSync(path.join(dir, 'docs'));
-    for (const file of [FEED_SCHEMA_FILE, '.prettierrc.json']) {
-      copyFileSync(path.join(ROOT, file), path.join(dir, file));
-    }
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  const run = async (...args: string[]) => {
-    try {
-      const { stdout, stderr } = await promisify(execFile)(
-        'npx',
-        ['tsx', 'tools/docs/generate-feed-schema.ts', '--dir', dir, ...args],
-        { cwd: ROOT },
-      );
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as { code: number; stdout: string; stderr: string };
-      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-    }
-  };
+  const tool = useDocsToolOnCopy('generate-feed-schema.ts', [FEED_SCHEMA_FILE, '.prettierrc.json']);
+  const run = tool.run;
 
   it('when the file is stale, then --check exits 1 naming it, and a run without --check rewrites it', async () => {
-    const target = path.join(dir, FEED_SCHEMA_FILE);
+    const target = tool.path(FEED_SCHEMA_FILE);
     const fresh = readFileSync(target, 'utf8');
     writeFileSync(target, fresh.replace('"money": {', '"money": { "type": "number",'));
 

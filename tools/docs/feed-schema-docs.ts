@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as prettier from 'prettier';
-import { feedCatalogue } from '../../src/feed/catalogue/catalogue.ts';
+import { feedCatalogue } from '../../src/feed/index.ts';
 import type { DocFile } from './config-docs.ts';
 
 /**

@@ -23,7 +23,7 @@ export interface FeedCatalogue {
 type Spec = Omit<EventSchemaSpec, 'version' | 'type'>;
 
 function typedSpec(entry: TypedTableEntry): Spec {
-  const events = (entry.contract.events as readonly string[]).join(' or ');
+  const events = entry.contract.events.join(' or ');
   return {
     description: `One record of ${events}, stored as a ${entry.table} row (business key: ${entry.businessKey}).`,
     fields: typedFieldsSchema(entry),

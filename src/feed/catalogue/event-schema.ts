@@ -1,7 +1,7 @@
 import { kind, nullable, VALUE_KINDS, type JsonSchema } from './json-schema.ts';
 
 /** How an event carries the body it is about. */
-export type BodyCarried = 'delivery' | 'quarantined';
+type BodyCarried = 'delivery' | 'quarantined';
 
 const BASE64: JsonSchema = {
   type: 'string',
