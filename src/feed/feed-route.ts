@@ -1,6 +1,8 @@
 import { Router, type Response } from 'express';
 import type { Logger } from '../lib/logger.ts';
 import { createSecretMatcher } from '../lib/secrets.ts';
+import { feedCatalogue } from './catalogue/catalogue.ts';
+import { catalogueRouter } from './catalogue/catalogue-route.ts';
 import type { FeedNotifier } from './feed-notifier.ts';
 import { feedPageJson, readFeedPage } from './feed-page.ts';
 import type { Db } from '../lib/database/database.ts';
@@ -25,11 +27,19 @@ export interface FeedRouteOptions {
 /**
  * `GET /feed?after=<position>&limit=<1-500>&wait=<0-30>`, with `Authorization: Bearer <token>`
  * (compared in constant time). Answers `{"events": [...], "next": "<position>"}`; with `wait`,
- * an empty page is held until an event is assigned or `wait` seconds pass (long poll).
+ * an empty page is held until an event is assigned or `wait` seconds pass (long poll). Also
+ * `GET /feed/schema[/<type>]`, the event catalogue (catalogue/catalogue-route.ts).
  */
 export function feedRouter(options: FeedRouteOptions): Router {
   const authorised = createSecretMatcher([`Bearer ${options.token}`]);
   const router = Router();
+  // The event catalogue (docs/feed-catalogue.md), behind the same token.
+  router.use(
+    catalogueRouter({
+      catalogue: feedCatalogue(),
+      authorised: (req) => authorised(canonicalBearer(req.get('authorization'))),
+    }),
+  );
   let inFlight = 0;
   router.get('/feed', async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');

@@ -6,3 +6,4 @@
 
 export { feedCommand } from './feed-command.ts';
 export { feedEventsPruneStep } from './prune-steps.ts';
+export { feedCatalogue } from './catalogue/catalogue.ts';

@@ -213,7 +213,10 @@ export async function renderEvents(
       ? { rows: [] }
       : await sql<QuarantinedRow>`
           SELECT id::text AS id, received_at::text AS received_at,
-            CASE WHEN pruned_at IS NULL THEN encode(raw_body, 'base64') END AS payload_base64
+            -- encode() breaks its base64 every 76 characters (MIME); a strict RFC 4648
+            -- decoder refuses the line breaks.
+            CASE WHEN pruned_at IS NULL THEN translate(encode(raw_body, 'base64'), E'\n', '') END
+              AS payload_base64
           FROM quarantined_deliveries
           WHERE id = ANY(${quarantined.map((e) => e.quarantine_id)}::bigint[])
         `.execute(db);

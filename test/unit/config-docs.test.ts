@@ -1,9 +1,6 @@
-import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { configVariables, SECRET_FILE_VARIABLES } from '../../src/cli/config.ts';
 import {
   comment,
@@ -15,6 +12,7 @@ import {
   TABLE_END,
   TABLE_START,
 } from '../../tools/docs/config-docs.ts';
+import { useDocsToolOnCopy } from '../support/docs-tool.ts';
 
 /**
  * The README's configuration table, `.env.example` and docker-compose.yml's pass-through block
@@ -80,31 +78,16 @@ describe('configuration documentation', () => {
 });
 
 describe('npm run docs:config', () => {
-  let dir = '';
-  beforeAll(() => {
-    dir = mkdtempSync(path.join(tmpdir(), 'config-docs-'));
-    for (const file of ['README.md', '.env.example', 'docker-compose.yml', '.prettierrc.json']) {
-      copyFileSync(path.join(ROOT, file), path.join(dir, file));
-    }
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  const run = async (...args: string[]) => {
-    try {
-      const { stdout, stderr } = await promisify(execFile)(
-        'npx',
-        ['tsx', 'tools/docs/generate-config-docs.ts', '--dir', dir, ...args],
-        { cwd: ROOT },
-      );
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as { code: number; stdout: string; stderr: string };
-      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-    }
-  };
+  const tool = useDocsToolOnCopy('generate-config-docs.ts', [
+    'README.md',
+    '.env.example',
+    'docker-compose.yml',
+    '.prettierrc.json',
+  ]);
+  const run = tool.run;
 
   it('when a file is stale, then --check exits 1 naming it, and a run without --check rewrites it', async () => {
-    const readme = path.join(dir, 'README.md');
+    const readme = tool.path('README.md');
     const fresh = readFileSync(readme, 'utf8');
     writeFileSync(readme, fresh.replace('| HTTP port ', '| the HTTP port '));
 
@@ -120,7 +103,7 @@ describe('npm run docs:config', () => {
   });
 
   it('when a variable is missing from the Compose pass-through block, then --check names the file and a run puts it back', async () => {
-    const compose = path.join(dir, 'docker-compose.yml');
+    const compose = tool.path('docker-compose.yml');
     const fresh = readFileSync(compose, 'utf8');
     expect(fresh).toMatch(/^ {2}RETENTION_RUN_MAX_MS:$/m);
     writeFileSync(compose, fresh.replace(/^ {2}RETENTION_RUN_MAX_MS:\n/m, ''));

@@ -7,19 +7,18 @@
  * nothing and exits 1 when either file is stale, naming it; 2 on bad usage or when a file cannot
  * be rendered (tools/common/run-tool.ts).
  */
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   COMPOSE_END,
   COMPOSE_START,
   configDocFiles,
-  describeDifference,
   TABLE_END,
   TABLE_START,
   type DocFile,
 } from './config-docs.ts';
-import { NotDone, UsageError } from '../../src/lib/command-line/errors.ts';
-import { runTool, toolIo } from '../common/run-tool.ts';
+import { UsageError } from '../../src/lib/command-line/errors.ts';
+import { runTool } from '../common/run-tool.ts';
+import { writeDocFiles } from './write-doc-files.ts';
 
 const USAGE = `Usage: npm run docs:config [-- --check]
 
@@ -49,21 +48,11 @@ async function writeConfigDocs(projectDir: string, { check }: { check: boolean }
     // A file that cannot be rendered (a marker missing): the project given is not one to write.
     throw new UsageError(error instanceof Error ? error.message : String(error), '');
   }
-  let stale = 0;
-  for (const file of files) {
-    if (file.current === file.expected) {
-      toolIo.out(`${file.file}: up to date (${file.what})`);
-    } else if (check) {
-      stale += 1;
-      toolIo.err(
-        `${file.file} is stale: it differs from what src/cli/config.ts declares (${describeDifference(file)}). Run \`npm run docs:config\` and commit the result.`,
-      );
-    } else {
-      writeFileSync(path.join(projectDir, file.file), file.expected);
-      toolIo.out(`${file.file}: written (${file.what})`);
-    }
-  }
-  if (stale > 0) throw new NotDone();
+  writeDocFiles(projectDir, files, {
+    check,
+    command: 'npm run docs:config',
+    source: 'src/cli/config.ts',
+  });
 }
 
 await runTool(
