@@ -1,3 +1,4 @@
+import { natsSinkFor, rabbitMqSinkFor } from './broker-sinks.ts';
 import { createHttpSink } from './http-sink.ts';
 import type { Sink } from './sink.ts';
 
@@ -18,15 +19,11 @@ type SinkFactory = (target: SinkTarget) => Sink;
 
 const FACTORIES: Record<SinkKind, SinkFactory> = {
   http: ({ target }) => createHttpSink(target),
-  nats: () => notAvailable('nats'),
-  rabbitmq: () => notAvailable('rabbitmq'),
+  nats: natsSinkFor,
+  rabbitmq: rabbitMqSinkFor,
 };
 
-function notAvailable(kind: SinkKind): never {
-  throw new Error(`${kind} endpoints are not available in this build`);
-}
-
-/** The sink for one endpoint; throws when its kind cannot be served here. */
+/** The sink for one endpoint (a broker's connects on its first send). */
 export function createSink(target: SinkTarget): Sink {
   return FACTORIES[target.kind](target);
 }
