@@ -17,6 +17,8 @@ export interface Cutoffs {
   raw: string | undefined;
   /** Sent feed events. */
   feed: string | undefined;
+  /** The feed's attempt log (feed_attempts). */
+  feedAttempts: string | undefined;
   /** Recovery records, and the Sydney day before which report days are old. */
   recovery: string | undefined;
   recoveryDay: string | undefined;

@@ -39,7 +39,12 @@ export interface PruneSummary {
   dryRun: boolean;
   /** How pending feed events were read (see relayInUse). */
   relay: 'configured' | 'detected' | 'none';
-  cutoffs: { raw: string | null; feed: string | null; recovery: string | null };
+  cutoffs: {
+    raw: string | null;
+    feed: string | null;
+    feedAttempts: string | null;
+    recovery: string | null;
+  };
   steps: StepSummary[];
   batches: number;
   elapsedMs: number;
@@ -55,7 +60,13 @@ export interface PruneOptions {
   steps: readonly PruneStep[];
   retention: Pick<
     RetentionSettings,
-    'rawDays' | 'feedDays' | 'recoveryDays' | 'batchSize' | 'batchPauseMs' | 'runMaxMs'
+    | 'rawDays'
+    | 'feedDays'
+    | 'feedAttemptsDays'
+    | 'recoveryDays'
+    | 'batchSize'
+    | 'batchPauseMs'
+    | 'runMaxMs'
   >;
   /** FEED_HTTP_URL is set here (a relay hands events on). */
   relayConfigured: boolean;
@@ -86,6 +97,7 @@ export async function runPrune(options: PruneOptions): Promise<PruneSummary> {
     cutoffs: {
       raw: cutoffs.raw ?? null,
       feed: cutoffs.feed ?? null,
+      feedAttempts: cutoffs.feedAttempts ?? null,
       recovery: cutoffs.recovery ?? null,
     },
     steps: [],
@@ -95,7 +107,7 @@ export async function runPrune(options: PruneOptions): Promise<PruneSummary> {
   };
   const say = options.progress ?? (() => {});
   say(
-    `prune${summary.dryRun ? ' (dry run)' : ''}: raw before ${cutoffs.raw ?? 'never'}, sent feed events before ${cutoffs.feed ?? 'never'}, recovery records before ${cutoffs.recovery ?? 'never'}; relay ${relay}`,
+    `prune${summary.dryRun ? ' (dry run)' : ''}: raw before ${cutoffs.raw ?? 'never'}, sent feed events before ${cutoffs.feed ?? 'never'}, feed attempts before ${cutoffs.feedAttempts ?? 'never'}, recovery records before ${cutoffs.recovery ?? 'never'}; relay ${relay}`,
   );
 
   const stopReason = (): PruneSummary['stoppedBy'] => {

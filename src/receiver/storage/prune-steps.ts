@@ -15,9 +15,9 @@ import {
 
 /**
  * Why a delivery keeps its raw request past the retention: a feed event of it not yet numbered,
- * not yet sent while a relay is in use (pending or dead), or dead (a dead letter waits for an
- * operator's re-drive, which sends the payload); or an open conflict it is part of (an
- * operator's open question about exactly these deliveries).
+ * not yet handed on to every endpoint while a relay is in use (see notHandedOn), or dead at one
+ * (a dead letter waits for an operator's re-drive, which sends the payload); or an open conflict
+ * it is part of (an operator's open question about exactly these deliveries).
  */
 function deliveryKept(alias: string, relayInUse: boolean): RawBuilder<unknown> {
   const c = sql.ref(`${alias}.webhook_id`);
@@ -28,13 +28,27 @@ function deliveryKept(alias: string, relayInUse: boolean): RawBuilder<unknown> {
   )`;
 }
 
-/** A feed event with this Webhookid not yet numbered, dead, or (with a relay) not yet sent. */
+/**
+ * Feed event `e` (numbered) is not handed on: one of its endpoints' delivery rows is not sent
+ * (pending, dead; without a relay only dead counts: every row would stay pending for ever), or,
+ * with a relay, an endpoint's fan-out cursor is still below it (not yet considered there: a
+ * disabled or paused endpoint holds every later event back, as it holds back the feed's own
+ * prune). The same rule as prune_sent_feed_events() (migration 2026-11-29T01-00-00).
+ */
+function notHandedOn(relayInUse: boolean) {
+  return sql`(
+    EXISTS (SELECT 1 FROM feed_endpoint_events r WHERE r.event_id = e.id
+      AND ${relayInUse ? sql`r.state <> 'sent'` : sql`r.state = 'dead'`})
+    ${relayInUse ? sql`OR e.position > (SELECT coalesce(min(fanned_through), 0) FROM feed_endpoints)` : sql``}
+  )`;
+}
+
+/** A feed event with this Webhookid not yet numbered, or numbered and not handed on. */
 function eventsNotHandedOn(webhookId: RawBuilder<unknown>, relayInUse: boolean) {
   return sql`(
     EXISTS (SELECT 1 FROM feed_events e WHERE e.webhook_id = ${webhookId} AND e.position IS NULL)
     OR EXISTS (SELECT 1 FROM feed_events e WHERE e.webhook_id = ${webhookId}
-      AND e.relay_state <> 'sent' AND e.position IS NOT NULL
-      ${relayInUse ? sql`` : sql`AND e.relay_state = 'dead'`})
+      AND e.position IS NOT NULL AND ${notHandedOn(relayInUse)})
   )`;
 }
 
@@ -42,20 +56,25 @@ function eventsNotHandedOn(webhookId: RawBuilder<unknown>, relayInUse: boolean) 
  * Why a handled quarantine row keeps its body: as for a delivery, a feed event not handed on,
  * found by its Webhookid or, when the feed has quarantine events (a `quarantine_id` column, read
  * through to_jsonb so this statement works with or without it), by the row itself. Without a
- * Webhookid (a malformed header) that reads the backlog of events not yet handed on, which a
- * relay keeps small.
+ * Webhookid (a malformed header) that reads the backlog of events not yet handed on (delivery
+ * rows not sent, events above the lowest cursor), which the relays keep small.
  */
 function quarantineKept(alias: string, relayInUse: boolean): RawBuilder<unknown> {
   const q = (column: string) => sql.ref(`${alias}.${column}`);
+  const isThisRow = sql`to_jsonb(e) ->> 'quarantine_id' = ${q('id')}::text`;
   return sql`(
     ${eventsNotHandedOn(q('webhook_id'), relayInUse)}
     OR (${q('webhook_id')} IS NULL AND (
-      EXISTS (SELECT 1 FROM feed_events e WHERE e.position IS NULL
-        AND to_jsonb(e) ->> 'quarantine_id' = ${q('id')}::text)
-      OR EXISTS (SELECT 1 FROM feed_events e
-        WHERE e.relay_state <> 'sent' AND e.position IS NOT NULL
-          ${relayInUse ? sql`` : sql`AND e.relay_state = 'dead'`}
-          AND to_jsonb(e) ->> 'quarantine_id' = ${q('id')}::text)))
+      EXISTS (SELECT 1 FROM feed_events e WHERE e.position IS NULL AND ${isThisRow})
+      OR EXISTS (SELECT 1 FROM feed_endpoint_events r JOIN feed_events e ON e.id = r.event_id
+        WHERE ${relayInUse ? sql`r.state <> 'sent'` : sql`r.state = 'dead'`} AND ${isThisRow})
+      ${
+        relayInUse
+          ? sql`OR EXISTS (SELECT 1 FROM feed_events e
+              WHERE e.position > (SELECT coalesce(min(fanned_through), 0) FROM feed_endpoints)
+                AND ${isThisRow})`
+          : sql``
+      }))
   )`;
 }
 

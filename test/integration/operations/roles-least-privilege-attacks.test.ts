@@ -259,6 +259,7 @@ describe('the runtime role writes refunds and feed events only as the code does 
         cutoffs: {
           raw: undefined,
           feed: new Date().toISOString(),
+          feedAttempts: undefined,
           recovery: undefined,
           recoveryDay: undefined,
         },

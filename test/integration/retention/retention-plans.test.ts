@@ -136,6 +136,7 @@ describe('the prune batch plans on seeded tables', () => {
         const cutoffs = await readCutoffs(database.db, {
           rawDays: 90,
           feedDays: 30,
+          feedAttemptsDays: 30,
           recoveryDays: 90,
         });
         const scans = await scansOf(step, { cutoffs, relayInUse });

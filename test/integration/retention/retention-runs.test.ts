@@ -36,6 +36,7 @@ afterAll(async () => {
 const RAW_ONLY = {
   rawDays: 90,
   feedDays: 0,
+  feedAttemptsDays: 0,
   recoveryDays: 0,
   batchSize: 10,
   batchPauseMs: 0,

@@ -128,6 +128,7 @@ describe('upgrading to the retention migration', () => {
         // Feed events stay: this database stops at the retention migration, and today's feed
         // step calls prune_sent_feed_events() from a later one (2026-11-28T02-00-00).
         feedDays: 0,
+        feedAttemptsDays: 0,
         recoveryDays: 90,
         batchSize: 100,
         batchPauseMs: 0,
