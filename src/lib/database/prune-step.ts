@@ -32,6 +32,13 @@ export interface StepContext {
    * ever and says nothing about being read.
    */
   relayInUse: boolean;
+  /**
+   * Every feed event up to this position has been considered by every endpoint's fan-out (the
+   * lowest cursor), read once before the steps: during a run the cursors only move up, so it is
+   * never above the truth (an event it calls not yet considered is kept one run longer at most).
+   * A parameter, so a plan can read the events above it through the position index.
+   */
+  fannedThrough: string;
 }
 
 /** Where the next batch of a step goes on (keyset), opaque to the loop. */

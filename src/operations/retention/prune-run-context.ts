@@ -58,3 +58,13 @@ export async function relayInUse(
   );
   return row.seen ? 'detected' : 'none';
 }
+
+/** The lowest fan-out cursor of the feed's endpoints (0 when none): see StepContext. */
+export async function readFannedThrough(db: Db): Promise<string> {
+  const row = await one(
+    db,
+    sql<{ position: string }>`
+      SELECT coalesce(min(fanned_through), 0)::text AS position FROM feed_endpoints`,
+  );
+  return row.position;
+}

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Lease } from '../../lib/database/lease.ts';
 import type { Db } from '../../lib/database/database.ts';
 import type { PruneStep, StepContext } from '../../lib/database/prune-step.ts';
-import { readCutoffs, relayInUse } from './prune-run-context.ts';
+import { readCutoffs, readFannedThrough, relayInUse } from './prune-run-context.ts';
 import type { RetentionConfig } from './settings.ts';
 
 /**
@@ -90,7 +90,11 @@ export async function runPrune(options: PruneOptions): Promise<PruneSummary> {
   const { db, retention } = options;
   const cutoffs = await readCutoffs(db, retention);
   const relay = await relayInUse(db, options.relayConfigured);
-  const context: StepContext = { cutoffs, relayInUse: relay !== 'none' };
+  const context: StepContext = {
+    cutoffs,
+    relayInUse: relay !== 'none',
+    fannedThrough: await readFannedThrough(db),
+  };
   const summary: PruneSummary = {
     dryRun: options.dryRun ?? false,
     relay,

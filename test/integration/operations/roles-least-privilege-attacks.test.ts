@@ -264,6 +264,7 @@ describe('the runtime role writes refunds and feed events only as the code does 
           recoveryDay: undefined,
         },
         relayInUse: true,
+        fannedThrough: '0',
       },
       ['0'],
       1000,
