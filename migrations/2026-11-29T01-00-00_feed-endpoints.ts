@@ -201,9 +201,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     UPDATE feed_relay_control SET paused = true, changed_at = now(),
       reason = 'superseded by feed endpoints (migration 2026-11-29T01-00-00)'
   `.execute(db);
+  // And stays paused: an operator running the previous release's `npm run feed -- resume`
+  // during the roll gets an error instead of two relays sending the same events.
+  await sql`
+    ALTER TABLE feed_relay_control ADD CONSTRAINT feed_relay_control_superseded CHECK (paused)
+  `.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`ALTER TABLE feed_relay_control DROP CONSTRAINT feed_relay_control_superseded`.execute(
+    db,
+  );
   await sql`
     UPDATE feed_relay_control c SET paused = e.paused, reason = e.paused_reason, changed_at = now()
     FROM feed_endpoints e WHERE e.name = 'configured'

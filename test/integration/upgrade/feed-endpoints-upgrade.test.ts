@@ -193,6 +193,19 @@ describe('upgrading a feed whose relay was running', () => {
     ).toEqual(before);
   });
 
+  it("when an operator runs the previous release's `feed resume` during the roll, then it is refused and the old relay stays paused", async () => {
+    // The previous release's statement (src/feed/relay-control.ts setPaused, as Kysely sent it).
+    await expect(
+      database.query(
+        'update "feed_relay_control" set "paused" = $1, "reason" = $2, "changed_at" = now()',
+        [false, null],
+      ),
+    ).rejects.toMatchObject({ code: '23514' });
+    expect(await database.query('SELECT paused FROM feed_relay_control')).toEqual([
+      { paused: true },
+    ]);
+  });
+
   it("when an old instance's prune calls prune_sent_feed_events, then the new rule holds: the sent head goes with its row, the dead letter stops it", async () => {
     const [pruned] = await database.query<{ n: number; last: string }>(
       "SELECT n, last FROM prune_sent_feed_events(0, now() - interval '2 days', 1000)",
