@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import {
-  batchUntilShort,
   countRows,
+  olderRowsStep,
   one,
   required,
   type PruneStep,
@@ -82,25 +82,8 @@ export const feedEventsPruneStep: PruneStep = {
  * its time index. Nothing else refers to an attempt, and `feed show` of an event past it shows
  * its delivery state without the attempts.
  */
-export const feedAttemptsPruneStep: PruneStep = {
-  name: 'feed_attempts',
-  action: 'deleted',
+export const feedAttemptsPruneStep: PruneStep = olderRowsStep({
+  table: 'feed_attempts',
+  time: 'started_at',
   cutoff: (c) => c.feedAttempts,
-  start: [],
-  statement(ctx, _cursor, limit) {
-    return sql`
-        DELETE FROM feed_attempts WHERE id = ANY(ARRAY(
-          SELECT id FROM feed_attempts
-          WHERE started_at < ${required(ctx.cutoffs.feedAttempts)}::timestamptz
-          ORDER BY started_at LIMIT ${limit} FOR UPDATE SKIP LOCKED))`;
-  },
-  batch: batchUntilShort,
-  async count(db, ctx) {
-    return countRows(
-      db,
-      sql`
-        SELECT count(*) AS rows FROM feed_attempts
-        WHERE started_at < ${required(ctx.cutoffs.feedAttempts)}::timestamptz`,
-    );
-  },
-};
+});

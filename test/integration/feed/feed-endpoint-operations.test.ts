@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { assignPositions } from '../../../src/feed/assigner.ts';
 import { runFeedCommand } from '../../support/command-line.ts';
 import { sendDelivery } from '../../support/deliveries.ts';
+import { emptyFeed } from '../../support/feed-endpoints.ts';
 import { nppPayment } from '../../support/sample-bodies.ts';
 import { buildTestApp, type TestApp } from '../../support/test-app.ts';
 import { useTestbed } from '../../support/testbed.ts';
@@ -18,12 +19,7 @@ let built: TestApp;
 
 beforeEach(async () => {
   built = buildTestApp({ db: bed.database.db, publicKey: bed.signer.publicKey });
-  await bed.database.query(`DELETE FROM feed_endpoints WHERE name <> 'configured'`);
-  await bed.database.query(
-    'UPDATE feed_endpoints SET paused = false, paused_reason = NULL, fanned_through = 0',
-  );
-  await bed.database.query('DELETE FROM feed_endpoint_events');
-  await bed.database.query('DELETE FROM feed_events');
+  await emptyFeed(bed.database);
 });
 
 const send = (body: unknown) =>

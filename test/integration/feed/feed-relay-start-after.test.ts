@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runFeedCommand } from '../../support/command-line.ts';
 import { sendDelivery } from '../../support/deliveries.ts';
+import { emptyFeed } from '../../support/feed-endpoints.ts';
 import {
   eventually,
   newWebhookSecret,
@@ -26,12 +27,7 @@ const running: { stop(): Promise<void> }[] = [];
 
 beforeEach(async () => {
   built = buildTestApp({ db: bed.database.db, publicKey: bed.signer.publicKey });
-  await bed.database.query(`DELETE FROM feed_endpoints WHERE name <> 'configured'`);
-  await bed.database.query(
-    'UPDATE feed_endpoints SET paused = false, paused_reason = NULL, fanned_through = 0',
-  );
-  await bed.database.query('DELETE FROM feed_endpoint_events');
-  await bed.database.query('DELETE FROM feed_events');
+  await emptyFeed(bed.database);
 });
 afterEach(async () => {
   await Promise.all(running.splice(0).map((r) => r.stop()));

@@ -53,9 +53,18 @@ async function writtenByPreviousRelease(
   ]);
 }
 
-async function migrate(database: TestDatabase): Promise<void> {
+/** A database at the migration before, with the previous release's feed, then migrated. */
+async function upgraded(
+  events: OldEvent[],
+  relay: { paused: boolean; reason: string | null },
+  beforeMigrating: (database: TestDatabase) => Promise<void> = async () => {},
+): Promise<TestDatabase> {
+  const database = await createTestDatabase(migratedUpToBefore(ENDPOINTS));
+  await writtenByPreviousRelease(database, events, relay);
+  await beforeMigrating(database);
   const { error } = await createMigrator(database.db).migrateTo(ENDPOINTS);
   if (error) throw error;
+  return database;
 }
 
 const configured = (database: TestDatabase) =>
@@ -80,9 +89,7 @@ describe('upgrading a feed whose relay was running', () => {
   let before: unknown[];
 
   beforeAll(async () => {
-    database = await createTestDatabase(migratedUpToBefore(ENDPOINTS));
-    await writtenByPreviousRelease(
-      database,
+    database = await upgraded(
       [
         { position: 1, key: 'A', state: 'sent', attempts: 1 },
         { position: 2, key: 'B', state: 'dead', attempts: 5 },
@@ -97,9 +104,10 @@ describe('upgrading a feed whose relay was running', () => {
         { position: null, key: 'F', state: 'pending', attempts: 0 },
       ],
       { paused: false, reason: null },
+      async (old) => {
+        before = await old.query('SELECT to_jsonb(e) AS row FROM feed_events e ORDER BY id');
+      },
     );
-    before = await database.query('SELECT to_jsonb(e) AS row FROM feed_events e ORDER BY id');
-    await migrate(database);
   });
   afterAll(() => database?.drop());
 
@@ -235,16 +243,13 @@ describe('upgrading a feed whose relay was paused, every event sent', () => {
   let database: TestDatabase;
 
   beforeAll(async () => {
-    database = await createTestDatabase(migratedUpToBefore(ENDPOINTS));
-    await writtenByPreviousRelease(
-      database,
+    database = await upgraded(
       [
         { position: 1, key: 'A', state: 'sent', attempts: 1 },
         { position: 2, key: 'B', state: 'sent', attempts: 3 },
       ],
       { paused: true, reason: 'consumer moving' },
     );
-    await migrate(database);
   });
   afterAll(() => database?.drop());
 
@@ -266,16 +271,13 @@ describe('upgrading a feed that never had a relay (a pull consumer only)', () =>
   let database: TestDatabase;
 
   beforeAll(async () => {
-    database = await createTestDatabase(migratedUpToBefore(ENDPOINTS));
-    await writtenByPreviousRelease(
-      database,
+    database = await upgraded(
       [
         { position: 1, key: 'A', state: 'pending', attempts: 0 },
         { position: 2, key: 'B', state: 'pending', attempts: 0 },
       ],
       { paused: false, reason: null },
     );
-    await migrate(database);
   });
   afterAll(() => database?.drop());
 
