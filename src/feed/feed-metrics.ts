@@ -1,8 +1,8 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { sql } from 'kysely';
 import type { Db } from '../lib/database/database.ts';
 import type { RelayMetrics } from './endpoint-relay/endpoint-relay.ts';
-import { readEndpointStats } from './endpoint-relay/endpoint-stats.ts';
+import { readFeedStats } from './feed-stats.ts';
+import { CONFIGURED_ENDPOINT } from './relay-control.ts';
 
 /**
  * The feed's series (docs/feed.md, "Operating it"), registered on the app's registry. The
@@ -65,99 +65,21 @@ export function createFeedMetrics(
     deadLettered,
     attemptDuration,
     async refresh(db) {
-      const [stats, endpoints] = await Promise.all([
-        readFeedStats(db, { relay: false }),
-        readEndpointStats(db, options),
-      ]);
+      const stats = await readFeedStats(db, { relay: true });
       unassigned.set(stats.unassigned);
       // Reset first: a removed endpoint's series go (no await between, so no scrape sees a gap).
       for (const series of Object.values(relayGauges)) series.reset();
-      for (const endpoint of endpoints) {
+      for (const endpoint of stats.endpoints) {
+        // `configured` is delivered only where FEED_HTTP_URL is set: elsewhere its lag would
+        // count the whole feed for an endpoint nobody runs.
+        if (endpoint.name === CONFIGURED_ENDPOINT && !options.configured) continue;
         const labels = { endpoint: endpoint.name };
         relayGauges.backlog.set(labels, endpoint.pending);
         relayGauges.oldest.set(labels, endpoint.oldestPendingSeconds);
         relayGauges.dead.set(labels, endpoint.dead);
         relayGauges.paused.set(labels, endpoint.paused ? 1 : 0);
-        relayGauges.lag.set(labels, endpoint.lagEvents);
+        relayGauges.lag.set(labels, endpoint.pending + endpoint.notFannedOut);
       }
     },
   };
-}
-
-export interface FeedStats {
-  unassigned: number;
-  /** Positioned events not yet sent (not dead), counted up to STATS_COUNT_CAP. */
-  pending: number;
-  oldestPendingSeconds: number;
-  dead: number;
-  /** Pending events held back by a dead letter earlier in their key. */
-  blocked: number;
-  lastPosition: string;
-  paused: boolean;
-  pausedReason: string | null;
-}
-
-/**
- * Counts stop here: a gauge at the cap says "at least this many", which is all an alert needs,
- * and keeps each refresh bounded whatever the backlog (a relay switched on over years of
- * history, say). Every query below reads a partial index (unassigned, due, dead) or the
- * position index's end, so its cost follows the backlog, never the rows kept.
- */
-const STATS_COUNT_CAP = 100_000;
-
-/**
- * The feed's numbers. `relay: false` (no push relay configured) reads only what does not depend
- * on one: without a relay every event stays `pending` for ever, and counting them would cost
- * what the table holds.
- */
-export async function readFeedStats(
-  db: Db,
-  options: { relay: boolean } = { relay: true },
-): Promise<FeedStats> {
-  // Built from constants only (no parameters): the text the plan tests read.
-  const result = await sql
-    .raw<Record<string, string | boolean | null>>(feedStatsSql(options))
-    .execute(db);
-  const row = result.rows[0] ?? {};
-  const count = (name: string) => Number(row[name] ?? 0);
-  return {
-    unassigned: count('unassigned'),
-    pending: count('pending'),
-    oldestPendingSeconds: count('oldest'),
-    dead: count('dead'),
-    blocked: count('blocked'),
-    lastPosition: String(row.last ?? '0'),
-    paused: row.paused === true,
-    pausedReason: typeof row.reason === 'string' ? row.reason : null,
-  };
-}
-
-/** The statement behind `readFeedStats` (exported for the plan tests). */
-export function feedStatsSql(options: { relay: boolean }): string {
-  const capped = (where: string) =>
-    `(SELECT count(*) FROM (SELECT 1 FROM feed_events WHERE ${where} LIMIT ${STATS_COUNT_CAP}) AS c)`;
-  const relayColumns = options.relay
-    ? `${capped("relay_state = 'pending' AND position IS NOT NULL")} AS pending,
-       (SELECT coalesce(extract(epoch FROM now() - created_at), 0) FROM feed_events
-         WHERE relay_state = 'pending' AND position IS NOT NULL
-         ORDER BY position LIMIT 1) AS oldest,
-       ${capped("relay_state = 'dead'")} AS dead,
-       (SELECT count(*) FROM (SELECT 1 FROM
-         (SELECT DISTINCT ON (event_name, business_key) event_name, business_key, position
-           FROM feed_events WHERE relay_state = 'dead'
-           ORDER BY event_name, business_key, position) AS d
-         JOIN LATERAL (SELECT 1 FROM feed_events o
-           WHERE o.relay_state = 'pending' AND o.position IS NOT NULL
-             AND o.event_name = d.event_name AND o.business_key = d.business_key
-             AND o.position > d.position
-           LIMIT ${STATS_COUNT_CAP}) AS held ON true
-         LIMIT ${STATS_COUNT_CAP}) AS b) AS blocked,`
-    : '';
-  return `SELECT
-       ${capped('position IS NULL')} AS unassigned,
-       ${relayColumns}
-       (SELECT position FROM feed_events WHERE position IS NOT NULL
-         ORDER BY position DESC LIMIT 1) AS last,
-       paused, reason
-     FROM feed_relay_control`;
 }

@@ -5,5 +5,5 @@
  */
 
 export { feedCommand } from './feed-command.ts';
-export { feedEventsPruneStep } from './prune-steps.ts';
+export { feedAttemptsPruneStep, feedEventsPruneStep } from './prune-steps.ts';
 export { feedCatalogue } from './catalogue/catalogue.ts';

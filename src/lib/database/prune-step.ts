@@ -1,4 +1,4 @@
-import type { RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './database.ts';
 
 /**
@@ -17,6 +17,8 @@ export interface Cutoffs {
   raw: string | undefined;
   /** Sent feed events. */
   feed: string | undefined;
+  /** The feed's attempt log (feed_attempts). */
+  feedAttempts: string | undefined;
   /** Recovery records, and the Sydney day before which report days are old. */
   recovery: string | undefined;
   recoveryDay: string | undefined;
@@ -30,6 +32,13 @@ export interface StepContext {
    * ever and says nothing about being read.
    */
   relayInUse: boolean;
+  /**
+   * Every feed event up to this position has been considered by every endpoint's fan-out (the
+   * lowest cursor), read once before the steps: during a run the cursors only move up, so it is
+   * never above the truth (an event it calls not yet considered is kept one run longer at most).
+   * A parameter, so a plan can read the events above it through the position index.
+   */
+  fannedThrough: string;
 }
 
 /** Where the next batch of a step goes on (keyset), opaque to the loop. */
@@ -104,4 +113,36 @@ export async function countRows(db: Db, query: RawBuilder<unknown>): Promise<Cou
 export function required(value: string | undefined): string {
   if (value === undefined) throw new Error('a step ran without its cutoff');
   return value;
+}
+
+/**
+ * A step for a log whose rows nothing else keeps: every row (by `id`) whose `time` is before
+ * the cutoff goes, oldest first through the index on `time`, each batch taking rows no other
+ * prune holds (SKIP LOCKED).
+ */
+export function olderRowsStep(options: {
+  table: string;
+  time: string;
+  cutoff: (c: Cutoffs) => string | undefined;
+}): PruneStep {
+  const table = sql.table(options.table);
+  const time = sql.ref(options.time);
+  const before = (ctx: StepContext) =>
+    sql`${time} < ${required(options.cutoff(ctx.cutoffs))}::timestamptz`;
+  return {
+    name: options.table,
+    action: 'deleted',
+    cutoff: options.cutoff,
+    start: [],
+    statement(ctx, _cursor, limit) {
+      return sql`
+        DELETE FROM ${table} WHERE id = ANY(ARRAY(
+          SELECT id FROM ${table} WHERE ${before(ctx)}
+          ORDER BY ${time} LIMIT ${limit} FOR UPDATE SKIP LOCKED))`;
+    },
+    batch: batchUntilShort,
+    async count(db, ctx) {
+      return countRows(db, sql`SELECT count(*) AS rows FROM ${table} WHERE ${before(ctx)}`);
+    },
+  };
 }

@@ -3,6 +3,7 @@ import {
   batchUntilShort,
   countRows,
   MIN_INSTANT,
+  olderRowsStep,
   one,
   required,
   type PruneStep,
@@ -84,28 +85,11 @@ const recoveryAttemptsStep: PruneStep = {
 };
 
 /** Unreadable report rows not seen again within the retention (before the runs they name). */
-const rowProblemsStep: PruneStep = {
-  name: 'recovery_row_problems',
-  action: 'deleted',
+const rowProblemsStep: PruneStep = olderRowsStep({
+  table: 'recovery_row_problems',
+  time: 'last_seen_at',
   cutoff: (c) => c.recovery,
-  start: [],
-  statement(ctx, _cursor, limit) {
-    return sql`
-        DELETE FROM recovery_row_problems WHERE id = ANY(ARRAY(
-          SELECT id FROM recovery_row_problems
-          WHERE last_seen_at < ${required(ctx.cutoffs.recovery)}::timestamptz
-          ORDER BY last_seen_at LIMIT ${limit} FOR UPDATE SKIP LOCKED))`;
-  },
-  batch: batchUntilShort,
-  async count(db, ctx) {
-    return countRows(
-      db,
-      sql`
-        SELECT count(*) AS rows FROM recovery_row_problems
-        WHERE last_seen_at < ${required(ctx.cutoffs.recovery)}::timestamptz`,
-    );
-  },
-};
+});
 
 /**
  * Recovery runs that finished (or, never finishing, started) before the retention. No row lock

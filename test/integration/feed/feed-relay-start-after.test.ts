@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runFeedCommand } from '../../support/command-line.ts';
 import { sendDelivery } from '../../support/deliveries.ts';
+import { emptyFeed } from '../../support/feed-endpoints.ts';
 import {
   eventually,
   newWebhookSecret,
@@ -15,7 +16,9 @@ import { useTestbed } from '../../support/testbed.ts';
 /**
  * `feed start-after`: marking a history sent without relaying it never swallows an event the
  * relay has been trying to deliver, or one held behind a dead letter, unless forced; it always
- * says what it would skip, by type.
+ * says what it would skip, by type. It works on one endpoint (default `configured`, the one
+ * FEED_HTTP_URL declares): its delivery rows, and its fan-out cursor for the events it has no
+ * row for yet.
  */
 
 const bed = useTestbed();
@@ -24,8 +27,7 @@ const running: { stop(): Promise<void> }[] = [];
 
 beforeEach(async () => {
   built = buildTestApp({ db: bed.database.db, publicKey: bed.signer.publicKey });
-  await bed.database.query('UPDATE feed_relay_control SET paused = false, reason = NULL');
-  await bed.database.query('DELETE FROM feed_events');
+  await emptyFeed(bed.database);
 });
 afterEach(async () => {
   await Promise.all(running.splice(0).map((r) => r.stop()));
@@ -52,12 +54,18 @@ async function consumerAndRelay(answer: (event: ReceivedEvent) => number, maxAge
   return { consumer, instance };
 }
 
+/** Each event's state at `configured` (pending with no attempt while it has no row there yet). */
 const relayStates = () =>
   bed.database.query<{ id: string; type: string; relay_state: string; attempts: number }>(
-    'SELECT id::text, type, relay_state, attempts FROM feed_events ORDER BY position',
+    `SELECT e.id::text, e.type, coalesce(r.state, 'pending') AS relay_state,
+       coalesce(r.attempts, 0) AS attempts
+     FROM feed_events e
+     LEFT JOIN feed_endpoint_events r ON r.event_id = e.id
+       AND r.endpoint_id = (SELECT id FROM feed_endpoints WHERE name = 'configured')
+     ORDER BY e.position`,
   );
 
-async function feed(instance: FeedInstance, ...args: string[]) {
+async function feed(instance: Pick<FeedInstance, 'db'>, ...args: string[]) {
   const out: string[] = [];
   const err: string[] = [];
   const code = await runFeedCommand(
@@ -84,12 +92,12 @@ describe('feed start-after', () => {
     const markedSent = (await relayStates()).filter((e) => e.relay_state === 'sent').length;
     // Before the guard: exit 0 and 4 of 4 marked sent (the consumer never got them).
     expect({ code: refused.code, markedSent }).toEqual({ code: 1, markedSent: 0 });
-    expect(refused.err).toMatch(/^refused, nothing marked: the relay is not paused/);
+    expect(refused.err).toMatch(/^refused, nothing marked: endpoint configured is not paused/);
     expect(refused.err).toContain('4 event(s) in the range have been attempted');
     expect(refused.out).toMatch(/^up to position 4: 4 pending event\(s\) would be marked sent/);
     expect(refused.out).toMatch(/^ {2}payment\.received +3 {2}\(3 attempted\)$/m);
     expect(refused.out).toMatch(/^ {2}quarantine\.opened +1 {2}\(1 attempted\)$/m);
-    expect(refused.out).toMatch(/^relay: running$/m);
+    expect(refused.out).toMatch(/^endpoint configured: running$/m);
 
     up = true;
     await eventually(() => consumer.accepted().length === 4);
