@@ -5,6 +5,7 @@ import { NotDone, UsageError } from '../lib/command-line/errors.ts';
 import { helpRows, subcommandHelp, type HelpRow } from '../lib/command-line/help-rows.ts';
 import { listDeadLetters, redriveAll, redriveOne, setPaused } from './relay-control.ts';
 import { startAfter } from './start-after-command.ts';
+import { OPERATOR_ROWS, operatorCommands } from './commands/operator-commands.ts';
 
 const USAGE = 'Usage: npm run feed -- ';
 const WIDTH = 20;
@@ -40,7 +41,7 @@ const FEED_HELP = `${USAGE}<command>
 
 Operates the feed's push relay (docs/feed.md). Uses DATABASE_URL (or the embedded Postgres).
 
-${helpRows([...Object.values(ROWS).flat(), ['--help', 'this text']], WIDTH)}`;
+${helpRows([...Object.values(ROWS).flat(), ...OPERATOR_ROWS, ['--help', 'this text']], WIDTH)}`;
 
 export interface FeedCommandDeps {
   io: CommandIo;
@@ -141,6 +142,7 @@ export function feedCommand({ io, withDatabase }: FeedCommandDeps): CommandDescr
             out('relay resumed');
           }),
       }),
+      ...operatorCommands({ io, withDatabase }),
     ],
   };
 }
