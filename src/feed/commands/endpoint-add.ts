@@ -44,10 +44,7 @@ export async function addEndpointCommand(
     );
   }
   const { kind, target } = kindAndTarget(options);
-  const broker = brokerOptions(
-    kind,
-    options,
-  );
+  const broker = brokerOptions(kind, options);
   if ('problems' in broker) throw new UsageError(broker.problems.join('; '));
   const types = options.types as string[] | undefined;
   if (types === undefined)

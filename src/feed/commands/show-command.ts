@@ -71,7 +71,7 @@ async function showEvent(db: Db, id: string, out: (line: string) => void): Promi
       const why =
         event.position === null || BigInt(endpoint.fanned_through) < BigInt(event.position)
           ? 'not fanned out to it yet'
-          : `not sent to it: it started after position ${event.position}`;
+          : 'not handed to it: it started after this event (or its types did not select it then)';
       out(`endpoint ${endpoint.name}: ${why}`);
       continue;
     }
