@@ -1,8 +1,7 @@
 import type { CommandIo, OptionValues } from '../../lib/command-line/command-description.ts';
 import { NotDone, UsageError } from '../../lib/command-line/errors.ts';
 import type { Db } from '../../lib/database/database.ts';
-import type { EndpointKind } from '../tables.ts';
-import { addEndpoint, ENDPOINT_NAME } from '../endpoints/endpoint-store.ts';
+import { addEndpoint, ENDPOINT_NAME, type Endpoint } from '../endpoints/endpoint-store.ts';
 import { brokerOptions, targetProblems } from '../endpoints/endpoint-target.ts';
 import { generateWebhookSecret } from '../endpoints/endpoint-secrets.ts';
 import { planStart, resolveStartPosition } from '../endpoints/start-position.ts';
@@ -17,7 +16,7 @@ import { readCredentials } from './endpoint-options.ts';
  */
 
 /** The kind the call names, by which of --url, --nats, --rabbitmq it gives (exactly one). */
-function kindAndTarget(options: OptionValues): { kind: EndpointKind; target: string } {
+function kindAndTarget(options: OptionValues): { kind: Endpoint['kind']; target: string } {
   const given = (['url', 'nats', 'rabbitmq'] as const).filter(
     (flag) => typeof options[flag] === 'string',
   );
@@ -25,7 +24,7 @@ function kindAndTarget(options: OptionValues): { kind: EndpointKind; target: str
   if (given.length !== 1 || flag === undefined) {
     throw new UsageError('endpoints add needs exactly one of --url, --nats, --rabbitmq');
   }
-  const kind: EndpointKind = flag === 'url' ? 'http' : flag;
+  const kind: Endpoint['kind'] = flag === 'url' ? 'http' : flag;
   const target = options[flag] as string;
   const problems = targetProblems(kind, target);
   if (problems.length > 0) throw new UsageError(`--${flag}: ${problems.join('; ')}`);

@@ -7,7 +7,7 @@ const ISO_TIME =
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /** An ISO 8601 time (`2026-11-30`, `2026-11-30T09:00Z`), or undefined when `text` is none. */
-export function isoTime(text: string): Date | undefined {
+function isoTime(text: string): Date | undefined {
   if (!ISO_TIME.test(text)) return undefined;
   const time = new Date(text);
   return Number.isNaN(time.getTime()) ? undefined : time;

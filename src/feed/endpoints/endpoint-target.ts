@@ -1,5 +1,7 @@
 import { isLoopbackHost } from '../../lib/config/kinds.ts';
-import type { EndpointKind } from '../tables.ts';
+import type { Endpoint } from './endpoint-store.ts';
+
+type EndpointKind = Endpoint['kind'];
 
 /**
  * Where an endpoint sends, checked before it is stored. The rules are FEED_HTTP_URL's

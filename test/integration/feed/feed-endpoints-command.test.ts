@@ -13,7 +13,8 @@ import { useTestbed } from '../../support/testbed.ts';
  */
 
 const bed = useTestbed();
-const feed = (...args: string[]) => feedOutput(bed.database.db, ...args);
+const feed = (words: string, ...more: string[]) =>
+  feedOutput(bed.database.db, ...words.split(' '), ...more);
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 const OTHER_SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
 
@@ -53,15 +54,7 @@ beforeEach(async () => {
 describe('feed endpoints add', () => {
   it('stores an http endpoint starting now, prints the secret it made once, and what it will not get, by type', async () => {
     const added = await feed(
-      'endpoints',
-      'add',
-      'ledger',
-      '--url',
-      'https://ledger.example/hooks',
-      '--types',
-      'payment.*',
-      '--rate',
-      '20/s',
+      'endpoints add ledger --url https://ledger.example/hooks --types payment.* --rate 20/s',
     );
     expect(added.code).toBe(0);
     const row = await endpoint('ledger');
@@ -81,50 +74,20 @@ describe('feed endpoints add', () => {
 
   it('starts at a position, or after the events created before a time; a position beyond the last is refused', async () => {
     expect(
-      (
-        await feed(
-          'endpoints',
-          'add',
-          'from-one',
-          '--url',
-          'https://a.example',
-          '--types',
-          '*',
-          '--start',
-          '1',
-        )
-      ).code,
+      (await feed('endpoints add from-one --url https://a.example --types * --start 1')).code,
     ).toBe(0);
     expect((await endpoint('from-one'))?.fanned_through).toBe('1');
     // Events were created a minute apart from 2026-11-01T00:00Z: the second at 00:01.
     expect(
       (
         await feed(
-          'endpoints',
-          'add',
-          'by-time',
-          '--url',
-          'https://a.example',
-          '--types',
-          '*',
-          '--start',
-          '2026-11-01T00:01:00Z',
+          'endpoints add by-time --url https://a.example --types * --start 2026-11-01T00:01:00Z',
         )
       ).code,
     ).toBe(0);
     expect((await endpoint('by-time'))?.fanned_through).toBe('1');
 
-    const beyond = await feed(
-      'endpoints',
-      'add',
-      'ahead',
-      '--url',
-      'https://a.example',
-      '--types',
-      '*',
-      '--start',
-      '99',
-    );
+    const beyond = await feed('endpoints add ahead --url https://a.example --types * --start 99');
     expect(beyond.code).toBe(2);
     expect(beyond.err).toContain('beyond the last position');
     expect(await endpoint('ahead')).toBeUndefined();
@@ -133,22 +96,7 @@ describe('feed endpoints add', () => {
   it('stores a nats endpoint with its subject, stream and the password read from a file, and a given secret without printing it', async () => {
     const file = await credentialsFile('s3cret-broker-pass\n');
     const added = await feed(
-      'endpoints',
-      'add',
-      'bus',
-      '--nats',
-      'nats://127.0.0.1:4222',
-      '--subject',
-      'monoova.feed',
-      '--stream',
-      'FEED',
-      '--types',
-      'quarantine.*',
-      '--credentials-file',
-      file,
-      '--secret',
-      SECRET,
-      '--disabled',
+      `endpoints add bus --nats nats://127.0.0.1:4222 --subject monoova.feed --stream FEED --types quarantine.* --credentials-file ${file} --secret ${SECRET} --disabled`,
     );
     expect(added.code).toBe(0);
     expect(await endpoint('bus')).toMatchObject({
@@ -166,63 +114,59 @@ describe('feed endpoints add', () => {
   it.each([
     [
       'plain http to another host',
-      ['--url', 'http://ledger.example/hooks', '--types', '*'],
+      '--url http://ledger.example/hooks --types *',
       'plain http only to',
     ],
     [
       'a password in the URL',
-      ['--url', 'https://u:hunter2@ledger.example', '--types', '*'],
+      '--url https://u:hunter2@ledger.example --types *',
       'no user or password',
     ],
     [
       'a password in a broker URL',
-      ['--rabbitmq', 'amqp://u:hunter2@127.0.0.1', '--exchange', 'feed', '--types', '*'],
+      '--rabbitmq amqp://u:hunter2@127.0.0.1 --exchange feed --types *',
       '--credentials-file',
     ],
-    [
-      'two targets',
-      ['--url', 'https://a.example', '--nats', 'nats://127.0.0.1', '--types', '*'],
-      'exactly one of',
-    ],
-    ['no target', ['--types', '*'], 'exactly one of'],
-    ['no types', ['--url', 'https://a.example'], 'needs --types'],
+    ['two targets', '--url https://a.example --nats nats://127.0.0.1 --types *', 'exactly one of'],
+    ['no target', '--types *', 'exactly one of'],
+    ['no types', '--url https://a.example', 'needs --types'],
     [
       'a type that selects nothing',
-      ['--url', 'https://a.example', '--types', 'payments.*'],
+      '--url https://a.example --types payments.*',
       'selects no event type',
     ],
     [
       'a nats endpoint without a subject',
-      ['--nats', 'nats://127.0.0.1:4222', '--types', '*'],
+      '--nats nats://127.0.0.1:4222 --types *',
       'needs --subject',
     ],
     [
       'a rabbitmq endpoint without an exchange',
-      ['--rabbitmq', 'amqp://127.0.0.1', '--types', '*'],
+      '--rabbitmq amqp://127.0.0.1 --types *',
       'needs --exchange',
     ],
     [
       'an exchange for an http endpoint',
-      ['--url', 'https://a.example', '--exchange', 'x', '--types', '*'],
+      '--url https://a.example --exchange x --types *',
       'for a rabbitmq endpoint',
     ],
     [
       'a malformed secret',
-      ['--url', 'https://a.example', '--types', '*', '--secret', 'whsec_hunter2'],
+      '--url https://a.example --types * --secret whsec_hunter2',
       '--secret must be',
     ],
     [
       'a timeout out of range',
-      ['--url', 'https://a.example', '--types', '*', '--timeout-ms', '50'],
+      '--url https://a.example --types * --timeout-ms 50',
       '--timeout-ms must be a whole number from 100',
     ],
     [
       'a start that is none',
-      ['--url', 'https://a.example', '--types', '*', '--start', 'yesterday'],
+      '--url https://a.example --types * --start yesterday',
       'not a position',
     ],
   ])('refuses %s: exit 2, nothing stored, no password echoed', async (_, words, message) => {
-    const refused = await feed('endpoints', 'add', 'refused', ...words);
+    const refused = await feed(`endpoints add refused ${words}`);
     expect(refused.code).toBe(2);
     expect(refused.err).toContain(message);
     expect(refused.err).not.toContain('hunter2');
@@ -232,38 +176,14 @@ describe('feed endpoints add', () => {
   it('refuses a credentials file for an http endpoint, a bad name, and a name taken (exit 1, the first left as it was)', async () => {
     const file = await credentialsFile('pass');
     expect(
-      (
-        await feed(
-          'endpoints',
-          'add',
-          'a',
-          '--url',
-          'https://a.example',
-          '--types',
-          '*',
-          '--credentials-file',
-          file,
-        )
-      ).code,
-    ).toBe(2);
-    expect(
-      (await feed('endpoints', 'add', 'Bad_Name', '--url', 'https://a.example', '--types', '*'))
+      (await feed(`endpoints add a --url https://a.example --types * --credentials-file ${file}`))
         .code,
     ).toBe(2);
+    expect((await feed('endpoints add Bad_Name --url https://a.example --types *')).code).toBe(2);
     expect(await bed.database.count('feed_endpoints')).toBe(1);
 
-    expect(
-      (await feed('endpoints', 'add', 'taken', '--url', 'https://a.example', '--types', '*')).code,
-    ).toBe(0);
-    const again = await feed(
-      'endpoints',
-      'add',
-      'taken',
-      '--url',
-      'https://b.example',
-      '--types',
-      'payment.*',
-    );
+    expect((await feed('endpoints add taken --url https://a.example --types *')).code).toBe(0);
+    const again = await feed('endpoints add taken --url https://b.example --types payment.*');
     expect(again.code).toBe(1);
     expect(again.err).toContain('exists already');
     expect(await endpoint('taken')).toMatchObject({ target: 'https://a.example', types: ['*'] });
@@ -274,33 +194,15 @@ describe('feed endpoints list and show', () => {
   it('print every endpoint and its settings, secrets by fingerprint only, never a secret or a credential', async () => {
     const file = await credentialsFile('s3cret-broker-pass');
     await feed(
-      'endpoints',
-      'add',
-      'ledger',
-      '--url',
-      'https://ledger.example',
-      '--types',
-      'payment.*',
-      '--secret',
-      SECRET,
+      `endpoints add ledger --url https://ledger.example --types payment.* --secret ${SECRET}`,
     );
-    await feed('endpoints', 'rotate-secret', 'ledger', '--secret', OTHER_SECRET);
+    await feed(`endpoints rotate-secret ledger --secret ${OTHER_SECRET}`);
     await feed(
-      'endpoints',
-      'add',
-      'rabbit',
-      '--rabbitmq',
-      'amqps://mq.example',
-      '--exchange',
-      'feed',
-      '--types',
-      '*',
-      '--credentials-file',
-      file,
+      `endpoints add rabbit --rabbitmq amqps://mq.example --exchange feed --types * --credentials-file ${file}`,
     );
     const stored = await endpoint('rabbit');
 
-    const list = await feed('endpoints', 'list');
+    const list = await feed('endpoints list');
     expect(list.code).toBe(0);
     expect(list.out).toMatch(/^name +kind +target +types +state +secrets$/m);
     expect(list.out).toMatch(
@@ -311,13 +213,13 @@ describe('feed endpoints list and show', () => {
     );
     expect(list.out).toMatch(/^rabbit +rabbitmq +amqps:\/\/mq\.example +\* +enabled +1$/m);
 
-    const show = await feed('endpoints', 'show', 'ledger');
+    const show = await feed('endpoints show ledger');
     expect(show.code).toBe(0);
     const fingerprint = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 8);
     expect(show.out).toContain(
       `sha256:${fingerprint(SECRET)}, sha256:${fingerprint(OTHER_SECRET)} (newest)`,
     );
-    const rabbit = await feed('endpoints', 'show', 'rabbit');
+    const rabbit = await feed('endpoints show rabbit');
     expect(rabbit.out).toMatch(/^exchange: +feed$/m);
     expect(rabbit.out).toMatch(/^credentials: +set$/m);
 
@@ -329,7 +231,7 @@ describe('feed endpoints list and show', () => {
   });
 
   it('show of an unknown endpoint: exit 1', async () => {
-    const missing = await feed('endpoints', 'show', 'nobody');
+    const missing = await feed('endpoints show nobody');
     expect(missing.code).toBe(1);
     expect(missing.err).toContain('no endpoint named nobody');
   });
@@ -337,15 +239,7 @@ describe('feed endpoints list and show', () => {
 
 describe('feed endpoints update', () => {
   it('changes what is given and leaves the rest; a value out of range changes nothing', async () => {
-    await feed(
-      'endpoints',
-      'add',
-      'ledger',
-      '--url',
-      'https://ledger.example',
-      '--types',
-      'payment.*',
-    );
+    await feed('endpoints add ledger --url https://ledger.example --types payment.*');
     const updated = await feed(
       'endpoints',
       'update',
@@ -365,119 +259,87 @@ describe('feed endpoints update', () => {
       rate_per_second: 5,
     });
 
-    expect(
-      (await feed('endpoints', 'update', 'ledger', '--concurrency', '0', '--timeout-ms', '3000'))
-        .code,
-    ).toBe(2);
-    expect((await feed('endpoints', 'update', 'ledger', '--url', 'http://10.0.0.1/')).code).toBe(2);
-    expect((await feed('endpoints', 'update', 'ledger')).code).toBe(2);
+    expect((await feed('endpoints update ledger --concurrency 0 --timeout-ms 3000')).code).toBe(2);
+    expect((await feed('endpoints update ledger --url http://10.0.0.1/')).code).toBe(2);
+    expect((await feed('endpoints update ledger')).code).toBe(2);
     expect(await endpoint('ledger')).toMatchObject({
       target: 'https://ledger.example',
       timeout_ms: 2500,
     });
-    expect((await feed('endpoints', 'update', 'nobody', '--rate', '5')).code).toBe(1);
+    expect((await feed('endpoints update nobody --rate 5')).code).toBe(1);
   });
 
   it('refuses what the environment declares for configured, naming the variable; its filter is its own', async () => {
-    const url = await feed('endpoints', 'update', 'configured', '--url', 'https://x.example');
+    const url = await feed('endpoints update configured --url https://x.example');
     expect(url.code).toBe(2);
     expect(url.err).toContain('FEED_HTTP_URL');
-    const timeout = await feed('endpoints', 'update', 'configured', '--timeout-ms', '500');
+    const timeout = await feed('endpoints update configured --timeout-ms 500');
     expect(timeout.err).toContain('FEED_HTTP_TIMEOUT_MS');
     expect(await endpoint('configured')).toMatchObject({ target: null, timeout_ms: 10000 });
 
-    expect((await feed('endpoints', 'update', 'configured', '--types', 'payment.*')).code).toBe(0);
+    expect((await feed('endpoints update configured --types payment.*')).code).toBe(0);
     expect((await endpoint('configured'))?.types).toEqual(['payment.*']);
   });
 });
 
 describe('feed endpoints disable, enable, remove', () => {
   it('disables and enables; removes only a disabled endpoint, and one with undelivered events only with --force, its rows with it', async () => {
-    await feed(
-      'endpoints',
-      'add',
-      'ledger',
-      '--url',
-      'https://ledger.example',
-      '--types',
-      '*',
-      '--start',
-      '0',
-    );
+    await feed('endpoints add ledger --url https://ledger.example --types * --start 0');
     await deliveryRows(bed.database, 'ledger', [1, 2], 'sent');
     await deliveryRows(bed.database, 'ledger', [3], 'pending');
 
-    const enabled = await feed('endpoints', 'remove', 'ledger');
+    const enabled = await feed('endpoints remove ledger');
     expect(enabled.code).toBe(1);
     expect(enabled.err).toContain('disable ledger first');
-    expect((await feed('endpoints', 'disable', 'ledger')).code).toBe(0);
+    expect((await feed('endpoints disable ledger')).code).toBe(0);
     expect((await endpoint('ledger'))?.enabled).toBe(false);
 
-    const undelivered = await feed('endpoints', 'remove', 'ledger');
+    const undelivered = await feed('endpoints remove ledger');
     expect(undelivered.code).toBe(1);
     expect(undelivered.err).toContain('1 pending event(s) and 0 dead letter(s)');
     expect(await bed.database.count('feed_endpoint_events')).toBe(3);
 
-    const forced = await feed('endpoints', 'remove', 'ledger', '--force');
+    const forced = await feed('endpoints remove ledger --force');
     expect(forced.code).toBe(0);
     expect(await endpoint('ledger')).toBeUndefined();
     expect(await bed.database.count('feed_endpoint_events')).toBe(0);
 
-    expect((await feed('endpoints', 'enable', 'ledger')).code).toBe(1);
-    expect((await feed('endpoints', 'remove', 'configured')).code).toBe(2);
+    expect((await feed('endpoints enable ledger')).code).toBe(1);
+    expect((await feed('endpoints remove configured')).code).toBe(2);
     expect(await endpoint('configured')).toBeDefined();
   });
 
   it('enable brings a disabled endpoint back', async () => {
-    await feed(
-      'endpoints',
-      'add',
-      'ledger',
-      '--url',
-      'https://ledger.example',
-      '--types',
-      '*',
-      '--disabled',
-    );
+    await feed('endpoints add ledger --url https://ledger.example --types * --disabled');
     expect((await endpoint('ledger'))?.enabled).toBe(false);
-    expect((await feed('endpoints', 'enable', 'ledger')).code).toBe(0);
+    expect((await feed('endpoints enable ledger')).code).toBe(0);
     expect((await endpoint('ledger'))?.enabled).toBe(true);
   });
 });
 
 describe('feed endpoints rotate-secret and retire-secret', () => {
   it('adds a second secret (the one it made printed once), refuses a third, retires the oldest, never the last', async () => {
-    await feed(
-      'endpoints',
-      'add',
-      'ledger',
-      '--url',
-      'https://ledger.example',
-      '--types',
-      '*',
-      '--secret',
-      SECRET,
-    );
-    const rotated = await feed('endpoints', 'rotate-secret', 'ledger');
+    await feed(`endpoints add ledger --url https://ledger.example --types * --secret ${SECRET}`);
+    const rotated = await feed('endpoints rotate-secret ledger');
     expect(rotated.code).toBe(0);
     const [, made] = (await endpoint('ledger'))!.secrets;
     expect(made).toMatch(/^whsec_/);
     expect(rotated.out).toContain(`(shown this once; give it to the consumer): ${made}`);
 
-    const third = await feed('endpoints', 'rotate-secret', 'ledger', '--secret', OTHER_SECRET);
+    const third = await feed(`endpoints rotate-secret ledger --secret ${OTHER_SECRET}`);
     expect(third.code).toBe(1);
     expect(third.err).toContain('two secrets already');
     expect((await endpoint('ledger'))?.secrets).toEqual([SECRET, made]);
 
-    expect((await feed('endpoints', 'retire-secret', 'ledger')).code).toBe(0);
+    expect((await feed('endpoints retire-secret ledger')).code).toBe(0);
     expect((await endpoint('ledger'))?.secrets).toEqual([made]);
-    const last = await feed('endpoints', 'retire-secret', 'ledger');
+    const last = await feed('endpoints retire-secret ledger');
     expect(last.code).toBe(1);
     expect((await endpoint('ledger'))?.secrets).toEqual([made]);
   });
 
   it("refuses configured's secrets, naming FEED_HTTP_SECRET", async () => {
-    const refused = await feed('endpoints', 'rotate-secret', 'configured');
+    const refused = await feed('endpoints rotate-secret configured');
     expect(refused.code).toBe(2);
     expect(refused.err).toContain('FEED_HTTP_SECRET');
     expect((await endpoint('configured'))?.secrets).toEqual([]);

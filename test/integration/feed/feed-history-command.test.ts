@@ -9,7 +9,8 @@ import { useTestbed } from '../../support/testbed.ts';
  */
 
 const bed = useTestbed();
-const feed = (...args: string[]) => feedOutput(bed.database.db, ...args);
+const feed = (words: string, ...more: string[]) =>
+  feedOutput(bed.database.db, ...words.split(' '), ...more);
 let ids: string[] = [];
 
 async function attempt(
@@ -49,28 +50,8 @@ beforeEach(async () => {
     'quarantine.opened',
     'payment.received',
   ]);
-  await feed(
-    'endpoints',
-    'add',
-    'ledger',
-    '--url',
-    'https://ledger.example',
-    '--types',
-    'payment.*',
-    '--start',
-    '0',
-  );
-  await feed(
-    'endpoints',
-    'add',
-    'late',
-    '--url',
-    'https://late.example',
-    '--types',
-    '*',
-    '--start',
-    '2',
-  );
+  await feed('endpoints add ledger --url https://ledger.example --types payment.* --start 0');
+  await feed('endpoints add late --url https://late.example --types * --start 2');
   await deliveryRows(bed.database, 'configured', [1, 2, 3], 'sent');
   await deliveryRows(bed.database, 'ledger', [1], 'sent');
   await attempt('configured', 1, {
@@ -107,7 +88,9 @@ describe('feed show', () => {
     expect(shown.out).toMatch(new RegExp(`^evt_${ids[0]}  payment\\.received  Event/key-1$`, 'm'));
     expect(shown.out).toMatch(/^position 1, created 2026-11-01T00:00:00\.000Z$/m);
     expect(shown.out).toMatch(/^endpoint configured: sent, 1 attempt\(s\), sent /m);
-    expect(shown.out).toMatch(/^endpoint late: not handed to it: it started after this event \(or its types did not select it then\)$/m);
+    expect(shown.out).toMatch(
+      /^endpoint late: not handed to it: it started after this event \(or its types did not select it then\)$/m,
+    );
     const ledger = shown.out.slice(shown.out.indexOf('endpoint ledger'));
     expect(ledger.split('\n').slice(1, 4)).toEqual([
       '  2026-11-01T00:00:05.000Z  #1  failed  503  42 ms  answer: busy\\nretry later',
@@ -127,31 +110,31 @@ describe('feed show', () => {
   });
 
   it('an unknown event: exit 1; no id: exit 2', async () => {
-    const missing = await feed('show', 'evt_999999');
+    const missing = await feed('show evt_999999');
     expect(missing.code).toBe(1);
     expect(missing.err).toContain('no feed event evt_999999');
-    expect((await feed('show', 'payment')).code).toBe(2);
+    expect((await feed('show payment')).code).toBe(2);
   });
 });
 
 describe('feed attempts', () => {
   it('lists an endpoint attempts newest first, at most -n, failures only with --failed, since a time', async () => {
-    const all = await feed('attempts', '--endpoint', 'ledger');
+    const all = await feed('attempts --endpoint ledger');
     expect(all.code).toBe(0);
     expect(all.out.split('\n').map((line) => line.split('  ')[3])).toEqual(['#3', '#2', '#1']);
     expect(all.out).toContain(`evt_${ids[0]}  position 1  2026-11-01T00:00:11.000Z  #3  sent`);
     expect(all.out).toContain('(instance-a)');
 
-    const newest = await feed('attempts', '--endpoint', 'ledger', '-n', '1');
+    const newest = await feed('attempts --endpoint ledger -n 1');
     expect(newest.out.split('\n')).toHaveLength(1);
     expect(newest.out).toContain('#3');
 
-    const failed = await feed('attempts', '--endpoint', 'ledger', '--failed');
+    const failed = await feed('attempts --endpoint ledger --failed');
     expect(failed.out.split('\n').map((line) => line.split('  ')[3])).toEqual(['#2', '#1']);
 
-    const since = await feed('attempts', '--endpoint', 'ledger', '--since', '2026-11-01T00:00:06Z');
+    const since = await feed('attempts --endpoint ledger --since 2026-11-01T00:00:06Z');
     expect(since.out.split('\n').map((line) => line.split('  ')[3])).toEqual(['#3', '#2']);
-    const recent = await feed('attempts', '--endpoint', 'ledger', '--since', '1h');
+    const recent = await feed('attempts --endpoint ledger --since 1h');
     expect(recent.out).toBe('no attempts');
   });
 
@@ -160,8 +143,8 @@ describe('feed attempts', () => {
     const since = await feed('attempts', '--endpoint', 'ledger', '--since', 'last week');
     expect(since.code).toBe(2);
     expect(since.err).toContain('--since needs an ISO 8601 time or a duration');
-    expect((await feed('attempts', '--endpoint', 'ledger', '-n', '5000')).code).toBe(2);
-    const missing = await feed('attempts', '--endpoint', 'nobody');
+    expect((await feed('attempts --endpoint ledger -n 5000')).code).toBe(2);
+    const missing = await feed('attempts --endpoint nobody');
     expect(missing.code).toBe(1);
     expect(missing.err).toContain('no endpoint named nobody');
   });
