@@ -145,6 +145,58 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       (SELECT max(position) FROM feed_events), 0)
     WHERE name = 'configured'
   `.execute(db);
+  // The raw prune asks, per delivery, whether each of its feed events was handed on to every
+  // endpoint (src/receiver/storage/prune-steps.ts): its events are found by Webhookid here, as
+  // feed_events_unsent_delivery (relay_state, which only a release before this one writes) did.
+  await sql`CREATE INDEX feed_events_delivery ON feed_events (webhook_id)`.execute(db);
+  // Retention (docs/retention.md): a feed event goes once every endpoint has it. Replaces the
+  // function of 2026-11-28T02-00-00 (same signature, so a release before this one calls the new
+  // rules too): an event goes, as a prefix of the feed from `after`, only if it was created
+  // before both `cutoff` and one day ago, every endpoint's cursor is at or above it (an
+  // endpoint that has not considered it yet, or a disabled one whose cursor stays, holds it
+  // back), and each of its delivery rows was sent before both; its rows go with it. The rows
+  // are deleted first and the event only if all of its rows went, so a row changed meanwhile
+  // (a replay, a redrive) keeps its event.
+  await sql`
+    CREATE OR REPLACE FUNCTION prune_sent_feed_events(after bigint, cutoff timestamptz,
+      batch_limit int)
+    RETURNS TABLE (n int, last text)
+    LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = public, pg_temp
+    AS $$
+      WITH bound AS (
+        SELECT least($2, now() - interval '1 day') AS before,
+          coalesce((SELECT min(fanned_through) FROM feed_endpoints), 0) AS cursor
+      ),
+      head AS (
+        SELECT e.id, e.position,
+          (SELECT count(*) FROM feed_endpoint_events r WHERE r.event_id = e.id) AS rows,
+          (e.created_at < b.before AND e.position <= b.cursor
+            AND NOT EXISTS (SELECT 1 FROM feed_endpoint_events r WHERE r.event_id = e.id
+              AND NOT coalesce(r.state = 'sent' AND r.sent_at < b.before, false))) AS old
+        FROM feed_events e, bound b
+        WHERE e.position > $1
+        ORDER BY e.position
+        LIMIT $3
+      ),
+      stop AS (SELECT min(position) AS position FROM head WHERE NOT old),
+      going AS (
+        SELECT * FROM head
+        WHERE old AND position < coalesce((SELECT position FROM stop), 9223372036854775807)
+      ),
+      rows_gone AS (
+        DELETE FROM feed_endpoint_events r USING going, bound b
+        WHERE r.event_id = going.id AND r.state = 'sent' AND r.sent_at < b.before
+        RETURNING r.event_id
+      ),
+      gone AS (
+        DELETE FROM feed_events e USING going
+        WHERE e.id = going.id
+          AND going.rows = (SELECT count(*) FROM rows_gone g WHERE g.event_id = going.id)
+        RETURNING e.position
+      )
+      SELECT count(*)::int, max(position)::text FROM gone
+    $$
+  `.execute(db);
   await sql`
     UPDATE feed_relay_control SET paused = true, changed_at = now(),
       reason = 'superseded by feed endpoints (migration 2026-11-29T01-00-00)'
@@ -156,6 +208,34 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     UPDATE feed_relay_control c SET paused = e.paused, reason = e.paused_reason, changed_at = now()
     FROM feed_endpoints e WHERE e.name = 'configured'
   `.execute(db);
+  // The function as 2026-11-28T02-00-00 made it (the old relay's state on feed_events).
+  await sql`
+    CREATE OR REPLACE FUNCTION prune_sent_feed_events(after bigint, cutoff timestamptz,
+      batch_limit int)
+    RETURNS TABLE (n int, last text)
+    LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = public, pg_temp
+    AS $$
+      WITH head AS (
+        SELECT id, position,
+          coalesce(relay_state = 'sent'
+            AND sent_at < least($2, now() - interval '1 day'), false) AS old
+        FROM feed_events
+        WHERE position > $1
+        ORDER BY position
+        LIMIT $3
+      ),
+      stop AS (SELECT min(position) AS position FROM head WHERE NOT old),
+      gone AS (
+        DELETE FROM feed_events e USING head
+        WHERE e.id = head.id AND head.old AND e.relay_state = 'sent'
+          AND e.sent_at < least($2, now() - interval '1 day')
+          AND head.position < coalesce((SELECT position FROM stop), 9223372036854775807)
+        RETURNING e.position
+      )
+      SELECT count(*)::int, max(position)::text FROM gone
+    $$
+  `.execute(db);
+  await sql`DROP INDEX feed_events_delivery`.execute(db);
   await sql`DROP TABLE feed_attempts`.execute(db);
   await sql`DROP TABLE feed_endpoint_events`.execute(db);
   await sql`DROP TABLE feed_endpoints`.execute(db);

@@ -201,7 +201,27 @@ BEGIN
         '{position,relay_state,attempts,first_attempt_at,next_attempt_at,claimed_by,claimed_until,'
         'last_error,sent_at,dead_at}', ''),
       -- One row, made by its migration: the relays read it, `npm run feed -- pause|resume` sets it.
+      -- Since 2026-11-29T01 only the relays of a release before it read it (paused there).
       ('feed_relay_control', 'SELECT', '{paused,reason,changed_at}', ''),
+      -- Endpoints (2026-11-29T01): `npm run feed -- endpoints add|update|disable|remove`,
+      -- `rotate-secret`, `pause|resume`, `start-after` and the fan-out's cursor write them; the
+      -- relays read them. Their name, kind and who declared them never change; DELETE is
+      -- `endpoints remove` (its delivery state and attempts go with it, ON DELETE CASCADE,
+      -- which runs with the owner's rights). Secrets and a broker's credentials are here: the
+      -- feed reader gets nothing on this table or the two below.
+      ('feed_endpoints', 'SELECT, INSERT, DELETE',
+        '{target,options,types,secrets,credentials,rate_per_second,timeout_ms,concurrency,'
+        'max_age_ms,enabled,paused,paused_reason,fanned_through,updated_at}', ''),
+      -- An endpoint's delivery state per event: inserted by the fan-out, claimed and marked by
+      -- its relay, reset by redrive and replay, marked by start-after. The event it names never
+      -- changes. No DELETE: the prune removes an event's rows with it, through
+      -- prune_sent_feed_events() (functions, below), which checks every endpoint has it.
+      ('feed_endpoint_events', 'SELECT, INSERT',
+        '{state,attempts,first_attempt_at,next_attempt_at,claimed_by,claimed_until,last_error,'
+        'sent_at,dead_at,replays}', ''),
+      -- The attempt log: inserted with each attempt's outcome, read by `feed show|attempts`;
+      -- never updated; DELETE by the prune, past RETENTION_FEED_ATTEMPTS_DAYS.
+      ('feed_attempts', 'SELECT, INSERT, DELETE', '{}', ''),
       -- Recovery's record: each resend asked for (inserted, then its answer), each run (inserted
       -- when it starts, completed when it ends), unreadable report rows (upserted: counted when
       -- seen again); DELETE by the prune, past RETENTION_RECOVERY_DAYS.
@@ -279,7 +299,8 @@ BEGIN
     SELECT to_regprocedure('public.' || r.signature) AS oid FROM (VALUES
       -- A refund reservation whose request never left the process: `pending`, 0 attempts.
       ('drop_unsent_refund(text)'),
-      -- The retention's batch of feed events: sent, before the cutoff and a day ago, a prefix.
+      -- The retention's batch of feed events: sent to every endpoint, before the cutoff and a
+      -- day ago, a prefix; their delivery state goes with them.
       ('prune_sent_feed_events(bigint, timestamptz, integer)')
     ) AS r(signature)
   LOOP

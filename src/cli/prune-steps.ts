@@ -1,5 +1,5 @@
 import type { PruneStep } from '../lib/database/prune-step.ts';
-import { feedEventsPruneStep } from '../feed/index.ts';
+import { feedAttemptsPruneStep, feedEventsPruneStep } from '../feed/index.ts';
 import { recoveryPruneSteps } from '../platform/index.ts';
 import { deliveriesPruneStep, quarantinePruneStep } from '../receiver/index.ts';
 
@@ -12,6 +12,7 @@ import { deliveriesPruneStep, quarantinePruneStep } from '../receiver/index.ts';
 export const PRUNE_STEPS: readonly PruneStep[] = [
   quarantinePruneStep,
   ...recoveryPruneSteps,
+  feedAttemptsPruneStep,
   feedEventsPruneStep,
   deliveriesPruneStep,
 ];

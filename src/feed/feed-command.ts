@@ -1,9 +1,19 @@
-import { readFeedStats } from './feed-metrics.ts';
+import { readFeedStats, type EndpointStats } from './feed-stats.ts';
 import type { Db } from '../lib/database/database.ts';
-import type { CommandDescription, CommandIo } from '../lib/command-line/command-description.ts';
+import type {
+  CommandDescription,
+  CommandIo,
+  OptionValues,
+} from '../lib/command-line/command-description.ts';
 import { NotDone, UsageError } from '../lib/command-line/errors.ts';
 import { helpRows, subcommandHelp, type HelpRow } from '../lib/command-line/help-rows.ts';
-import { listDeadLetters, redriveAll, redriveOne, setPaused } from './relay-control.ts';
+import {
+  endpointNamed,
+  listDeadLetters,
+  redriveAll,
+  redriveOne,
+  setPaused,
+} from './relay-control.ts';
 import { startAfter } from './start-after-command.ts';
 import { OPERATOR_ROWS, operatorCommands } from './commands/operator-commands.ts';
 
@@ -12,29 +22,49 @@ const WIDTH = 20;
 
 /** Each command's rows of the help: `feed --help` lists them all, `feed <command> --help` its own. */
 const ROWS = {
-  status: [['status', 'positions, backlog, dead letters, blocked events, paused or not']],
-  'dead-letters': [
-    ['dead-letters [-n N]', 'list dead-lettered events (oldest first, at most N, default 50)'],
-  ],
-  redrive: [
-    ['redrive <id>', 'send a dead letter again (id as listed, or evt_<id>)'],
-    ['redrive --all', 'send every dead letter again'],
-  ],
-  'start-after': [
+  status: [
     [
-      'start-after <position|now> [--dry-run] [--force]',
+      'status',
       [
-        'turning the relay on over a database with history: mark every pending',
-        'event up to that position as sent without a POST (the consumer has them,',
-        'or does not want them); later events are relayed as usual. Prints what',
-        'would be skipped, by type; refused (exit 1, nothing marked) unless the',
-        'relay is paused, no event in the range was attempted and none is held',
-        'behind a dead letter. --dry-run: the plan only; --force: skip them anyway',
+        'positions; per endpoint: enabled or paused, fanned through, backlog,',
+        'oldest pending age, dead letters, events blocked behind them',
       ].join('\n'),
     ],
   ],
-  pause: [['pause [reason]', "stop every instance's relay from sending (POSTs in flight finish)"]],
-  resume: [['resume', 'let the relays send again']],
+  'dead-letters': [
+    [
+      'dead-letters [--endpoint NAME] [-n N]',
+      "list dead letters (oldest first, at most N, default 50), one endpoint's or all",
+    ],
+  ],
+  redrive: [
+    [
+      'redrive <id> --endpoint NAME',
+      "send an endpoint's dead letter again (id as listed, or evt_<id>)",
+    ],
+    ['redrive --all [--endpoint NAME]', "send every dead letter again (one endpoint's, or all)"],
+  ],
+  'start-after': [
+    [
+      'start-after <position|now|time> [--endpoint NAME] [--dry-run] [--force]',
+      [
+        'turning an endpoint (default: configured) on over a database with history:',
+        'skip every event up to that position (or up to the first event created at',
+        'or after an ISO time) without sending it (the consumer has them, or does',
+        'not want them); later events are sent as usual. Prints what would be',
+        'skipped, by type; refused (exit 1, nothing marked) unless the endpoint is',
+        'paused, no event in the range was attempted and none is held behind a dead',
+        'letter. --dry-run: the plan only; --force: skip them anyway',
+      ].join('\n'),
+    ],
+  ],
+  pause: [
+    [
+      'pause [--endpoint NAME] [reason]',
+      "stop every instance's relay sending to the endpoint, or to all (sends in flight finish)",
+    ],
+  ],
+  resume: [['resume [--endpoint NAME]', 'let the relays send to the endpoint (or to all) again']],
 } satisfies Record<string, HelpRow[]>;
 
 const FEED_HELP = `${USAGE}<command>
@@ -70,25 +100,20 @@ export function feedCommand({ io, withDatabase }: FeedCommandDeps): CommandDescr
             const s = await readFeedStats(db);
             out(`last position:        ${s.lastPosition}`);
             out(`awaiting a position:  ${s.unassigned}`);
-            out(
-              `relay backlog:        ${s.pending} (oldest ${Math.round(s.oldestPendingSeconds)} s)`,
-            );
-            out(`blocked by a dead letter of their key: ${s.blocked}`);
-            out(`dead letters:         ${s.dead}`);
-            out(
-              `relay:                ${s.paused ? `paused (${s.pausedReason ?? 'no reason given'})` : 'running'}`,
-            );
+            for (const endpoint of s.endpoints) for (const line of describe(endpoint)) out(line);
           }),
       }),
       sub('dead-letters', {
-        options: [{ flags: '-n <N>', parse: positiveNumber }],
+        options: [ENDPOINT, { flags: '-n <N>', parse: positiveNumber }],
         run: ({ options }) =>
           withDatabase(async (db) => {
-            const rows = await listDeadLetters(db, (options.n as number | undefined) ?? 50);
+            const endpointId = await endpointOption(db, options);
+            const limit = (options.n as number | undefined) ?? 50;
+            const rows = await listDeadLetters(db, { endpointId, limit });
             if (rows.length === 0) out('no dead letters');
             for (const r of rows) {
               out(
-                `${r.id}\tposition ${r.position}\t${r.type}\t${r.event_name}/${r.business_key}\t` +
+                `${r.endpoint}\t${r.id}\tposition ${r.position}\t${r.type}\t${r.event_name}/${r.business_key}\t` +
                   `${r.attempts} attempts\tdead since ${r.dead_at}\t${r.last_error ?? ''}`,
               );
             }
@@ -96,32 +121,48 @@ export function feedCommand({ io, withDatabase }: FeedCommandDeps): CommandDescr
       }),
       sub('redrive', {
         arguments: ['[id]'],
-        options: [{ flags: '--all' }],
+        options: [ENDPOINT, { flags: '--all' }],
         run: async ({ args: [given], options }) => {
           if (options.all === true) {
             return withDatabase(async (db) => {
-              const total = await redriveAll(db, (done) => out(`re-driven ${done}…`));
+              const endpointId = await endpointOption(db, options);
+              const total = await redriveAll(db, {
+                endpointId,
+                onProgress: (done) => out(`re-driven ${done}…`),
+              });
               out(`re-driven ${total} dead letter(s)`);
             });
           }
           const id = /^(?:evt_)?(\d{1,18})$/.exec(given ?? '')?.[1];
           if (!id) throw new UsageError('redrive needs an event id or --all');
+          const name = options.endpoint;
+          if (typeof name !== 'string') {
+            throw new UsageError('redrive <id> needs --endpoint NAME (dead-letters lists it)');
+          }
           return withDatabase(async (db) => {
-            if (!(await redriveOne(db, id))) throw new NotDone(`event ${id} is not a dead letter`);
-            out(`re-driven event ${id}`);
+            if (!(await redriveOne(db, await endpointId(db, name), id))) {
+              throw new NotDone(`event ${id} is not a dead letter of ${name}`);
+            }
+            out(`re-driven event ${id} to ${name}`);
           });
         },
       }),
       sub('start-after', {
         arguments: ['[position]'],
-        options: [{ flags: '--dry-run' }, { flags: '--force' }],
+        options: [ENDPOINT, { flags: '--dry-run' }, { flags: '--force' }],
         run: ({ args: [position], options }) => {
-          if (position === undefined)
-            throw new UsageError('start-after needs a position (digits) or now');
+          if (position === undefined) {
+            throw new UsageError('start-after needs a position (digits), now or a time');
+          }
           return withDatabase((db) =>
             startAfter(
               db,
-              { position, dryRun: options.dryRun === true, force: options.force === true },
+              {
+                position,
+                ...(typeof options.endpoint === 'string' && { endpoint: options.endpoint }),
+                dryRun: options.dryRun === true,
+                force: options.force === true,
+              },
               { out, err },
             ),
           );
@@ -129,22 +170,66 @@ export function feedCommand({ io, withDatabase }: FeedCommandDeps): CommandDescr
       }),
       sub('pause', {
         arguments: ['[reason...]'],
-        run: ({ args }) =>
+        options: [ENDPOINT],
+        run: ({ args, options }) =>
           withDatabase(async (db) => {
-            await setPaused(db, true, args.join(' ') || null);
-            out('relay paused on every instance');
+            const endpointId = await endpointOption(db, options);
+            const names = await setPaused(db, {
+              endpointId,
+              paused: true,
+              reason: args.join(' ') || null,
+            });
+            out(`paused on every instance: ${names.join(', ') || 'no endpoint'}`);
           }),
       }),
       sub('resume', {
-        run: () =>
+        options: [ENDPOINT],
+        run: ({ options }) =>
           withDatabase(async (db) => {
-            await setPaused(db, false, null);
-            out('relay resumed');
+            const endpointId = await endpointOption(db, options);
+            const names = await setPaused(db, { endpointId, paused: false, reason: null });
+            out(`resumed: ${names.join(', ') || 'no endpoint'}`);
           }),
       }),
       ...operatorCommands({ io, withDatabase }),
     ],
   };
+}
+
+const ENDPOINT = { flags: '--endpoint <name>' };
+
+/** The id of the endpoint `--endpoint` names (undefined without one). */
+async function endpointOption(db: Db, options: OptionValues): Promise<string | undefined> {
+  return typeof options.endpoint === 'string' ? endpointId(db, options.endpoint) : undefined;
+}
+
+/** The id of the endpoint called `name`; NotDone when none is. */
+async function endpointId(db: Db, name: string): Promise<string> {
+  const endpoint = await endpointNamed(db, name);
+  if (!endpoint) throw new NotDone(`no endpoint is called ${name}`);
+  return endpoint.id;
+}
+
+/** One endpoint's block of `feed status`. */
+function describe(e: EndpointStats): string[] {
+  const state = !e.enabled
+    ? 'disabled'
+    : e.paused
+      ? `paused (${e.pausedReason ?? 'no reason given'})`
+      : 'running';
+  return [
+    `endpoint ${e.name} (${e.kind}): ${state}`,
+    `  fanned through:     ${e.fannedThrough} (${e.notFannedOut} later position(s) not yet)`,
+    `  backlog:            ${e.pending} (oldest ${Math.round(e.oldestPendingSeconds)} s)`,
+    `  dead letters:       ${e.dead}`,
+    `  blocked by a dead letter of their key: ${e.blocked}`,
+    ...(e.enabled
+      ? []
+      : [
+          `  holds back the prune: no event above position ${e.fannedThrough} goes while it stays`,
+          '  (npm run feed -- endpoints remove releases them)',
+        ]),
+  ];
 }
 
 function positiveNumber(value: string): number {

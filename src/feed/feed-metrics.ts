@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { sql } from 'kysely';
 import type { Db } from '../lib/database/database.ts';
+import { readFeedStats } from './feed-stats.ts';
 
 /** The feed's series (docs/feed.md, "Operating it"), registered on the app's registry. */
 export interface FeedMetrics {
@@ -48,88 +48,13 @@ export function createFeedMetrics(registry: Registry, options: { relay: boolean 
       const stats = await readFeedStats(db, { relay: relayGauges !== undefined });
       unassigned.set(stats.unassigned);
       if (!relayGauges) return;
-      relayGauges.backlog.set(stats.pending);
-      relayGauges.oldest.set(stats.oldestPendingSeconds);
-      relayGauges.dead.set(stats.dead);
-      relayGauges.paused.set(stats.paused ? 1 : 0);
+      // Summed over the enabled endpoints until the gauges carry an endpoint label.
+      const enabled = stats.endpoints.filter((e) => e.enabled);
+      const total = (field: 'pending' | 'dead') => enabled.reduce((n, e) => n + e[field], 0);
+      relayGauges.backlog.set(total('pending'));
+      relayGauges.oldest.set(Math.max(0, ...enabled.map((e) => e.oldestPendingSeconds)));
+      relayGauges.dead.set(total('dead'));
+      relayGauges.paused.set(enabled.length > 0 && enabled.every((e) => e.paused) ? 1 : 0);
     },
   };
-}
-
-export interface FeedStats {
-  unassigned: number;
-  /** Positioned events not yet sent (not dead), counted up to STATS_COUNT_CAP. */
-  pending: number;
-  oldestPendingSeconds: number;
-  dead: number;
-  /** Pending events held back by a dead letter earlier in their key. */
-  blocked: number;
-  lastPosition: string;
-  paused: boolean;
-  pausedReason: string | null;
-}
-
-/**
- * Counts stop here: a gauge at the cap says "at least this many", which is all an alert needs,
- * and keeps each refresh bounded whatever the backlog (a relay switched on over years of
- * history, say). Every query below reads a partial index (unassigned, due, dead) or the
- * position index's end, so its cost follows the backlog, never the rows kept.
- */
-const STATS_COUNT_CAP = 100_000;
-
-/**
- * The feed's numbers. `relay: false` (no push relay configured) reads only what does not depend
- * on one: without a relay every event stays `pending` for ever, and counting them would cost
- * what the table holds.
- */
-export async function readFeedStats(
-  db: Db,
-  options: { relay: boolean } = { relay: true },
-): Promise<FeedStats> {
-  // Built from constants only (no parameters): the text the plan tests read.
-  const result = await sql
-    .raw<Record<string, string | boolean | null>>(feedStatsSql(options))
-    .execute(db);
-  const row = result.rows[0] ?? {};
-  const count = (name: string) => Number(row[name] ?? 0);
-  return {
-    unassigned: count('unassigned'),
-    pending: count('pending'),
-    oldestPendingSeconds: count('oldest'),
-    dead: count('dead'),
-    blocked: count('blocked'),
-    lastPosition: String(row.last ?? '0'),
-    paused: row.paused === true,
-    pausedReason: typeof row.reason === 'string' ? row.reason : null,
-  };
-}
-
-/** The statement behind `readFeedStats` (exported for the plan tests). */
-export function feedStatsSql(options: { relay: boolean }): string {
-  const capped = (where: string) =>
-    `(SELECT count(*) FROM (SELECT 1 FROM feed_events WHERE ${where} LIMIT ${STATS_COUNT_CAP}) AS c)`;
-  const relayColumns = options.relay
-    ? `${capped("relay_state = 'pending' AND position IS NOT NULL")} AS pending,
-       (SELECT coalesce(extract(epoch FROM now() - created_at), 0) FROM feed_events
-         WHERE relay_state = 'pending' AND position IS NOT NULL
-         ORDER BY position LIMIT 1) AS oldest,
-       ${capped("relay_state = 'dead'")} AS dead,
-       (SELECT count(*) FROM (SELECT 1 FROM
-         (SELECT DISTINCT ON (event_name, business_key) event_name, business_key, position
-           FROM feed_events WHERE relay_state = 'dead'
-           ORDER BY event_name, business_key, position) AS d
-         JOIN LATERAL (SELECT 1 FROM feed_events o
-           WHERE o.relay_state = 'pending' AND o.position IS NOT NULL
-             AND o.event_name = d.event_name AND o.business_key = d.business_key
-             AND o.position > d.position
-           LIMIT ${STATS_COUNT_CAP}) AS held ON true
-         LIMIT ${STATS_COUNT_CAP}) AS b) AS blocked,`
-    : '';
-  return `SELECT
-       ${capped('position IS NULL')} AS unassigned,
-       ${relayColumns}
-       (SELECT position FROM feed_events WHERE position IS NOT NULL
-         ORDER BY position DESC LIMIT 1) AS last,
-       paused, reason
-     FROM feed_relay_control`;
 }

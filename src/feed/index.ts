@@ -5,4 +5,4 @@
  */
 
 export { feedCommand } from './feed-command.ts';
-export { feedEventsPruneStep } from './prune-steps.ts';
+export { feedAttemptsPruneStep, feedEventsPruneStep } from './prune-steps.ts';

@@ -1,9 +1,31 @@
-import { sql } from 'kysely';
-import type { Db } from '../lib/database/database.ts';
+import { sql, type ExpressionBuilder } from 'kysely';
+import type { Database, Db } from '../lib/database/database.ts';
 
-/** What the operator's commands do to the relay's state (`npm run feed -- …`). */
+/** What the operator's commands do to the endpoints' delivery state (`npm run feed -- …`). */
+
+/** The endpoint FEED_HTTP_URL declares: what `--endpoint` means when not given to start-after. */
+export const CONFIGURED_ENDPOINT = 'configured';
+
+/** What the commands need of an endpoint named on the command line. */
+export interface NamedEndpoint {
+  id: string;
+  name: string;
+  types: string[];
+  fannedThrough: string;
+  paused: boolean;
+}
+
+/** The endpoint called `name`, or undefined. */
+export async function endpointNamed(db: Db, name: string): Promise<NamedEndpoint | undefined> {
+  return db
+    .selectFrom('feed_endpoints')
+    .select(['id', 'name', 'types', 'fanned_through as fannedThrough', 'paused'])
+    .where('name', '=', name)
+    .executeTakeFirst();
+}
 
 export interface DeadLetter {
+  endpoint: string;
   id: string;
   position: string;
   type: string;
@@ -14,29 +36,42 @@ export interface DeadLetter {
   dead_at: string;
 }
 
-export async function listDeadLetters(db: Db, limit: number): Promise<DeadLetter[]> {
-  return db
-    .selectFrom('feed_events')
+/** Dead letters (oldest first), of one endpoint or of every endpoint. */
+export async function listDeadLetters(
+  db: Db,
+  options: { endpointId: string | undefined; limit: number },
+): Promise<DeadLetter[]> {
+  const query = db
+    .selectFrom('feed_endpoint_events as r')
+    .innerJoin('feed_endpoints as ep', 'ep.id', 'r.endpoint_id')
     .select([
-      'id',
-      'position',
-      'type',
-      'event_name',
-      'business_key',
-      'attempts',
-      'last_error',
-      sql<string>`dead_at::text`.as('dead_at'),
+      'ep.name as endpoint',
+      'r.event_id as id',
+      'r.position',
+      'r.type',
+      'r.event_name',
+      'r.business_key',
+      'r.attempts',
+      'r.last_error',
+      sql<string>`r.dead_at::text`.as('dead_at'),
     ])
-    .where('relay_state', '=', 'dead')
-    .orderBy('position')
-    .limit(limit)
-    .$narrowType<{ position: string }>()
-    .execute();
+    .where('r.state', '=', 'dead')
+    .where((eb) =>
+      options.endpointId === undefined
+        ? eb.lit(true)
+        : eb('r.endpoint_id', '=', options.endpointId),
+    );
+  return query.orderBy('r.position').orderBy('ep.name').limit(options.limit).execute();
 }
+
+/** A condition on an endpoint's rows: one endpoint's, or every endpoint's when undefined. */
+const onEndpoint =
+  (endpointId: string | undefined) => (eb: ExpressionBuilder<Database, 'feed_endpoint_events'>) =>
+    endpointId === undefined ? eb.lit(true) : eb('endpoint_id', '=', endpointId);
 
 /** A dead letter as it becomes pending again, with a fresh age. */
 const REDRIVEN = {
-  relay_state: 'pending',
+  state: 'pending',
   attempts: 0,
   first_attempt_at: null,
   next_attempt_at: null,
@@ -45,70 +80,73 @@ const REDRIVEN = {
   claimed_until: null,
 } as const;
 
-/** A dead letter becomes pending again, with a fresh age; false when `id` is not one. */
-export async function redriveOne(db: Db, id: string): Promise<boolean> {
+/** An endpoint's dead letter becomes pending again; false when the event is not one there. */
+export async function redriveOne(db: Db, endpointId: string, eventId: string): Promise<boolean> {
   const result = await db
-    .updateTable('feed_events')
+    .updateTable('feed_endpoint_events')
     .set(REDRIVEN)
-    .where('id', '=', id)
-    .where('relay_state', '=', 'dead')
+    .where('endpoint_id', '=', endpointId)
+    .where('event_id', '=', eventId)
+    .where('state', '=', 'dead')
     .executeTakeFirst();
   return result.numUpdatedRows === 1n;
 }
 
-/** Every dead letter, in batches (each its own commit), reporting progress after each. */
+/**
+ * Every dead letter of one endpoint (or of every endpoint), in batches (each its own commit),
+ * reporting progress after each.
+ */
 export async function redriveAll(
   db: Db,
-  onProgress: (done: number) => void,
-  batchSize = 1000,
+  options: {
+    endpointId: string | undefined;
+    onProgress: (done: number) => void;
+    batchSize?: number;
+  },
 ): Promise<number> {
-  return inBatches(onProgress, async () => {
-    const result = await db
-      .updateTable('feed_events')
-      .set(REDRIVEN)
-      .where('id', 'in', (eb) =>
-        eb
-          .selectFrom('feed_events')
-          .select('id')
-          .where('relay_state', '=', 'dead')
-          .orderBy('position')
-          .limit(batchSize),
-      )
-      .executeTakeFirst();
-    return result.numUpdatedRows;
-  });
-}
-
-/** Runs `batch` (each its own commit) until it changes nothing; answers how many it changed. */
-async function inBatches(
-  onProgress: (done: number) => void,
-  batch: () => Promise<bigint>,
-): Promise<number> {
+  const { endpointId } = options;
   let done = 0;
   for (;;) {
-    const changed = Number(await batch());
+    const result = await db
+      .updateTable('feed_endpoint_events')
+      .set(REDRIVEN)
+      .where(({ eb, refTuple, selectFrom }) =>
+        eb(
+          refTuple('endpoint_id', 'position'),
+          'in',
+          selectFrom('feed_endpoint_events')
+            .select(['endpoint_id', 'position'])
+            .where('state', '=', 'dead')
+            .where(onEndpoint(endpointId))
+            .orderBy('position')
+            .limit(options.batchSize ?? 1000)
+            .$asTuple('endpoint_id', 'position'),
+        ),
+      )
+      .executeTakeFirst();
+    const changed = Number(result.numUpdatedRows);
     done += changed;
     if (changed === 0) return done;
-    onProgress(done);
+    options.onProgress(done);
   }
 }
 
-/** Every instance's relay reads this in its claim statement: pausing stops them all. */
-export async function setPaused(db: Db, paused: boolean, reason: string | null): Promise<void> {
-  await db
-    .updateTable('feed_relay_control')
-    .set({ paused, reason, changed_at: sql<Date>`now()` })
+/**
+ * Every instance's relay reads an endpoint's `paused` in its claim statement: pausing stops
+ * them all. One endpoint, or every endpoint when `endpointId` is undefined; answers the names
+ * of the endpoints changed.
+ */
+export async function setPaused(
+  db: Db,
+  options: { endpointId: string | undefined; paused: boolean; reason: string | null },
+): Promise<string[]> {
+  const rows = await db
+    .updateTable('feed_endpoints')
+    .set({ paused: options.paused, paused_reason: options.reason, updated_at: sql<Date>`now()` })
+    .where((eb) =>
+      options.endpointId === undefined ? eb.lit(true) : eb('id', '=', options.endpointId),
+    )
+    .returning('name')
     .execute();
-}
-
-/** The last position numbered so far (0 when none): what `start-after now` means. */
-export async function lastPosition(db: Db): Promise<string> {
-  const row = await db
-    .selectFrom('feed_events')
-    .select('position')
-    .where('position', 'is not', null)
-    .orderBy('position', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.position ?? '0';
+  return rows.map((row) => row.name).sort();
 }

@@ -2,129 +2,89 @@ import { sql } from 'kysely';
 import type { Db } from '../lib/database/database.ts';
 import type { CommandIo } from '../lib/command-line/command-description.ts';
 import { NotDone, UsageError } from '../lib/command-line/errors.ts';
-import { lastPosition } from './relay-control.ts';
+import {
+  describeStartPlan,
+  planStart,
+  resolveStartPosition,
+  startRefusals,
+} from './endpoints/start-position.ts';
+import { typeFilterSql } from './endpoints/type-filter.ts';
+import { CONFIGURED_ENDPOINT, endpointNamed, type NamedEndpoint } from './relay-control.ts';
 
 /**
- * `feed start-after <position|now> [--dry-run] [--force]`: turning the push relay on over a
- * database with history. Every pending event up to the position is marked sent without a POST,
- * so the push consumer never gets it: right for a history the consumer already has, wrong for an
- * event the relay has been trying to deliver (the consumer is waiting for it) or one held behind
- * a dead letter of its key (it goes out after the redrive). So the command first makes a plan
- * (what would be skipped, by type) and refuses unless the relay is paused, no event in the range
- * has been attempted and none is held behind a dead letter; `--force` overrides that, and
- * `--dry-run` prints the plan alone.
+ * `feed start-after <position|now|time> [--endpoint NAME] [--dry-run] [--force]`: turning an
+ * endpoint on over a database with history. Every event up to the position is skipped for that
+ * endpoint: its pending rows are marked sent without sending them, and its fan-out cursor moves
+ * up to the position, so events not yet fanned out to it never get a row. Its consumer never
+ * gets them: right for a history it already has, wrong for an event the endpoint has been trying
+ * to deliver (the consumer is waiting for it) or one held behind a dead letter of its key (it
+ * goes out after the redrive). So the command first makes a plan (what would be skipped, by
+ * type) and refuses unless the endpoint is paused, no event in the range has been attempted and
+ * none is held behind a dead letter (src/feed/endpoints/start-position.ts); `--force` overrides
+ * that, and `--dry-run` prints the plan alone.
  */
 
-interface StartAfterPlan {
-  position: string;
-  paused: boolean;
-  /** Pending events up to the position, by type: what would be marked sent without a POST. */
-  byType: { type: string; events: number; attempted: number; held: number }[];
-  /** Events that would be marked. */
-  events: number;
-  /** Of those, events the relay has already tried to send (or holds a claim on). */
-  attempted: number;
-  /** Of those, events waiting behind an earlier dead letter of their key. */
-  held: number;
-  /** Dead letters up to the position: never marked (they are for `redrive`). */
-  dead: number;
-}
-
-/** What `start-after` would do, read in one statement (pending rows in range, by type). */
-async function planStartAfter(db: Db, position: string): Promise<StartAfterPlan> {
-  const rows = await sql<{ type: string; events: string; attempted: string; held: string }>`
-    SELECT e.type, count(*) AS events,
-      count(*) FILTER (WHERE e.attempts > 0 OR e.claimed_by IS NOT NULL) AS attempted,
-      count(*) FILTER (WHERE EXISTS (
-        SELECT 1 FROM feed_events d
-        WHERE d.relay_state = 'dead' AND d.event_name = e.event_name
-          AND d.business_key = e.business_key AND d.position < e.position)) AS held
-    FROM feed_events e
-    WHERE e.relay_state = 'pending' AND e.position IS NOT NULL AND e.position <= ${position}::bigint
-    GROUP BY e.type ORDER BY e.type
-  `.execute(db);
-  const state = await sql<{ paused: boolean; dead: string }>`
-    SELECT (SELECT paused FROM feed_relay_control) AS paused,
-      (SELECT count(*) FROM feed_events
-       WHERE relay_state = 'dead' AND position <= ${position}::bigint) AS dead
-  `.execute(db);
-  const byType = rows.rows.map((r) => ({
-    type: r.type,
-    events: Number(r.events),
-    attempted: Number(r.attempted),
-    held: Number(r.held),
-  }));
-  const sum = (field: 'events' | 'attempted' | 'held') =>
-    byType.reduce((total, row) => total + row[field], 0);
-  return {
-    position,
-    paused: state.rows[0]?.paused ?? false,
-    byType,
-    events: sum('events'),
-    attempted: sum('attempted'),
-    held: sum('held'),
-    dead: Number(state.rows[0]?.dead ?? 0),
-  };
-}
-
-/** Why the plan may not run without --force; empty when it may. */
-function refusals(plan: StartAfterPlan): string[] {
-  return [
-    !plan.paused &&
-      'the relay is not paused (npm run feed -- pause, and wait for the POSTs in flight)',
-    plan.attempted > 0 &&
-      `${plan.attempted} event(s) in the range have been attempted: the consumer is waiting for them`,
-    plan.held > 0 &&
-      `${plan.held} event(s) in the range are held behind a dead letter of their key (redrive it first)`,
-  ].filter((reason): reason is string => typeof reason === 'string');
-}
-
-/** The plan as lines for the operator: what would be skipped, by type. */
-function describePlan(plan: StartAfterPlan): string[] {
-  const lines = [
-    `up to position ${plan.position}: ${plan.events} pending event(s) would be marked sent without relaying them${plan.events > 0 ? ':' : ''}`,
-    ...plan.byType.map(
-      (row) =>
-        `  ${row.type.padEnd(28)}${String(row.events).padStart(8)}` +
-        (row.attempted > 0 ? `  (${row.attempted} attempted)` : '') +
-        (row.held > 0 ? `  (${row.held} behind a dead letter)` : ''),
+/**
+ * Moves the endpoint's cursor up to `position` (never down), so the fan-out makes no row for an
+ * event up to it; answers how many events its filter selects were skipped so. The cursor moves
+ * first: the fan-out holds the endpoint's row while it inserts, so once this has waited for it,
+ * every row up to the position exists for markStartedAfter to see. Unless `force`, only while
+ * the endpoint is paused.
+ */
+async function moveCursor(
+  db: Db,
+  endpoint: NamedEndpoint,
+  position: string,
+  force: boolean,
+): Promise<number> {
+  const result = await sql<{ skipped: string }>`
+    WITH old AS (
+      SELECT id, fanned_through AS was FROM feed_endpoints
+      WHERE id = ${endpoint.id}::bigint ${force ? sql`` : sql`AND paused`}
+      FOR UPDATE
     ),
-    `relay: ${plan.paused ? 'paused' : 'running'}`,
-  ];
-  if (plan.dead > 0) {
-    lines.push(`${plan.dead} dead letter(s) in the range are left as they are (for redrive)`);
-  }
-  return lines;
+    moved AS (
+      UPDATE feed_endpoints f SET fanned_through = ${position}::bigint, updated_at = now()
+      FROM old WHERE f.id = old.id AND old.was < ${position}::bigint
+      RETURNING old.was
+    )
+    SELECT count(*) AS skipped FROM feed_events e, moved
+    WHERE e.position > moved.was AND e.position <= ${position}::bigint
+      AND ${typeFilterSql(endpoint.types, sql.ref('e.type'))}
+  `.execute(db);
+  return Number(result.rows[0]?.skipped ?? 0);
 }
 
 /**
- * Marks the plan's events sent, in batches each its own commit. Unless `force`, each batch takes
- * only events that still meet the plan's conditions (never attempted nor claimed, not behind a
- * dead letter, the relay paused), so a relay resumed meanwhile cannot lose one. Answers how many
- * were marked.
+ * Marks the endpoint's pending rows up to the position sent, in batches each its own commit.
+ * Unless `force`, each batch takes only rows that still meet the plan's conditions (never
+ * attempted nor claimed, not behind a dead letter, the endpoint paused), so a relay resumed
+ * meanwhile cannot lose one. Answers how many were marked.
  */
 async function markStartedAfter(
   db: Db,
+  endpointId: string,
   position: string,
   options: { force: boolean; onProgress: (done: number) => void; batchSize?: number },
 ): Promise<number> {
   const guarded = options.force
     ? sql``
     : sql`AND o.attempts = 0 AND o.claimed_by IS NULL
-        AND (SELECT paused FROM feed_relay_control)
+        AND (SELECT paused FROM feed_endpoints WHERE id = ${endpointId}::bigint)
         AND NOT EXISTS (
-          SELECT 1 FROM feed_events d
-          WHERE d.relay_state = 'dead' AND d.event_name = o.event_name
-            AND d.business_key = o.business_key AND d.position < o.position)`;
+          SELECT 1 FROM feed_endpoint_events d
+          WHERE d.endpoint_id = o.endpoint_id AND d.state = 'dead'
+            AND d.event_name = o.event_name AND d.business_key = o.business_key
+            AND d.position < o.position)`;
   let done = 0;
   for (;;) {
     const result = await sql`
-      UPDATE feed_events SET relay_state = 'sent', sent_at = now(), claimed_by = NULL,
+      UPDATE feed_endpoint_events SET state = 'sent', sent_at = now(), claimed_by = NULL,
         claimed_until = NULL, next_attempt_at = NULL,
-        last_error = 'not relayed: the relay was started after position ' || ${position}::text
-      WHERE id IN (
-        SELECT o.id FROM feed_events o
-        WHERE o.relay_state = 'pending' AND o.position IS NOT NULL
+        last_error = 'not relayed: the endpoint was started after position ' || ${position}::text
+      WHERE endpoint_id = ${endpointId}::bigint AND position IN (
+        SELECT o.position FROM feed_endpoint_events o
+        WHERE o.endpoint_id = ${endpointId}::bigint AND o.state = 'pending'
           AND o.position <= ${position}::bigint ${guarded}
         ORDER BY o.position LIMIT ${options.batchSize ?? 1000} FOR UPDATE SKIP LOCKED)
     `.execute(db);
@@ -136,23 +96,29 @@ async function markStartedAfter(
 }
 
 /**
- * The command: plan, print it, refuse (NotDone) or, unless `dryRun`, mark. A position that is
- * neither digits nor `now` is a UsageError.
+ * The command: plan, print it, refuse (NotDone) or, unless `dryRun`, skip. A position that is
+ * not digits, `now` or a time is a UsageError; an endpoint that does not exist, NotDone.
  */
 export async function startAfter(
   db: Db,
-  options: { position: string; dryRun: boolean; force: boolean },
+  options: { position: string; endpoint?: string; dryRun: boolean; force: boolean },
   io: CommandIo,
 ): Promise<void> {
   const { out, err } = io;
-  const given = options.position === 'now' ? await lastPosition(db) : options.position;
-  if (!given || !/^\d{1,18}$/.test(given)) {
-    throw new UsageError('start-after needs a position (digits) or now');
+  const resolved = await resolveStartPosition(db, options.position);
+  if ('problem' in resolved) {
+    throw new UsageError(
+      `start-after needs a position (digits), now or a time: ${resolved.problem}`,
+    );
   }
+  const { position } = resolved;
+  const name = options.endpoint ?? CONFIGURED_ENDPOINT;
+  const endpoint = await endpointNamed(db, name);
+  if (!endpoint) throw new NotDone(`no endpoint is called ${name}`);
   const { force } = options;
-  const plan = await planStartAfter(db, given);
-  for (const line of describePlan(plan)) out(line);
-  const reasons = refusals(plan);
+  const plan = await planStart(db, endpoint, position);
+  for (const line of describeStartPlan(plan)) out(line);
+  const reasons = startRefusals(plan);
   if (options.dryRun) {
     out(
       reasons.length === 0
@@ -167,14 +133,17 @@ export async function startAfter(
     );
   }
   if (reasons.length > 0) err(`--force: proceeding although ${reasons.join('; ')}`);
-  const total = await markStartedAfter(db, given, {
+  const skipped = await moveCursor(db, endpoint, position, force);
+  if (skipped > 0) out(`skipped ${skipped} event(s) not yet fanned out to ${name}`);
+  const marked = await markStartedAfter(db, endpoint.id, position, {
     force,
-    onProgress: (done) => out(`marked ${done}…`),
+    onProgress: (done) => out(`marked ${skipped + done}…`),
   });
-  out(`marked ${total} event(s) up to position ${given} as sent without relaying them`);
+  const total = skipped + marked;
+  out(`marked ${total} event(s) up to position ${position} as sent without relaying them`);
   // Forced, fewer is harmless (the relay sent or holds the rest); guarded, the rest is waiting.
   if (force || total >= plan.events) return;
   throw new NotDone(
-    `${plan.events - total} event(s) of the plan were not marked: attempted or claimed meanwhile, or the relay was resumed; start-after --dry-run shows them`,
+    `${plan.events - total} event(s) of the plan were not marked: attempted or claimed meanwhile, or the endpoint was resumed; start-after --dry-run shows them`,
   );
 }

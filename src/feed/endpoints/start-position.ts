@@ -39,7 +39,7 @@ export async function resolveStartPosition(
 }
 
 /** The last position numbered so far (0 when none): what `now` means. */
-export async function lastPosition(db: Db): Promise<string> {
+async function lastPosition(db: Db): Promise<string> {
   const row = await db
     .selectFrom('feed_events')
     .select('position')

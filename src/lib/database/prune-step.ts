@@ -17,6 +17,8 @@ export interface Cutoffs {
   raw: string | undefined;
   /** Sent feed events. */
   feed: string | undefined;
+  /** The feed's attempt log (feed_attempts). */
+  feedAttempts: string | undefined;
   /** Recovery records, and the Sydney day before which report days are old. */
   recovery: string | undefined;
   recoveryDay: string | undefined;
@@ -30,6 +32,13 @@ export interface StepContext {
    * ever and says nothing about being read.
    */
   relayInUse: boolean;
+  /**
+   * Every feed event up to this position has been considered by every endpoint's fan-out (the
+   * lowest cursor), read once before the steps: during a run the cursors only move up, so it is
+   * never above the truth (an event it calls not yet considered is kept one run longer at most).
+   * A parameter, so a plan can read the events above it through the position index.
+   */
+  fannedThrough: string;
 }
 
 /** Where the next batch of a step goes on (keyset), opaque to the loop. */

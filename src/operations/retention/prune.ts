@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Lease } from '../../lib/database/lease.ts';
 import type { Db } from '../../lib/database/database.ts';
 import type { PruneStep, StepContext } from '../../lib/database/prune-step.ts';
-import { readCutoffs, relayInUse } from './prune-run-context.ts';
+import { readCutoffs, readFannedThrough, relayInUse } from './prune-run-context.ts';
 import type { RetentionConfig } from './settings.ts';
 
 /**
@@ -39,7 +39,12 @@ export interface PruneSummary {
   dryRun: boolean;
   /** How pending feed events were read (see relayInUse). */
   relay: 'configured' | 'detected' | 'none';
-  cutoffs: { raw: string | null; feed: string | null; recovery: string | null };
+  cutoffs: {
+    raw: string | null;
+    feed: string | null;
+    feedAttempts: string | null;
+    recovery: string | null;
+  };
   steps: StepSummary[];
   batches: number;
   elapsedMs: number;
@@ -55,7 +60,13 @@ export interface PruneOptions {
   steps: readonly PruneStep[];
   retention: Pick<
     RetentionSettings,
-    'rawDays' | 'feedDays' | 'recoveryDays' | 'batchSize' | 'batchPauseMs' | 'runMaxMs'
+    | 'rawDays'
+    | 'feedDays'
+    | 'feedAttemptsDays'
+    | 'recoveryDays'
+    | 'batchSize'
+    | 'batchPauseMs'
+    | 'runMaxMs'
   >;
   /** FEED_HTTP_URL is set here (a relay hands events on). */
   relayConfigured: boolean;
@@ -79,13 +90,18 @@ export async function runPrune(options: PruneOptions): Promise<PruneSummary> {
   const { db, retention } = options;
   const cutoffs = await readCutoffs(db, retention);
   const relay = await relayInUse(db, options.relayConfigured);
-  const context: StepContext = { cutoffs, relayInUse: relay !== 'none' };
+  const context: StepContext = {
+    cutoffs,
+    relayInUse: relay !== 'none',
+    fannedThrough: await readFannedThrough(db),
+  };
   const summary: PruneSummary = {
     dryRun: options.dryRun ?? false,
     relay,
     cutoffs: {
       raw: cutoffs.raw ?? null,
       feed: cutoffs.feed ?? null,
+      feedAttempts: cutoffs.feedAttempts ?? null,
       recovery: cutoffs.recovery ?? null,
     },
     steps: [],
@@ -95,7 +111,7 @@ export async function runPrune(options: PruneOptions): Promise<PruneSummary> {
   };
   const say = options.progress ?? (() => {});
   say(
-    `prune${summary.dryRun ? ' (dry run)' : ''}: raw before ${cutoffs.raw ?? 'never'}, sent feed events before ${cutoffs.feed ?? 'never'}, recovery records before ${cutoffs.recovery ?? 'never'}; relay ${relay}`,
+    `prune${summary.dryRun ? ' (dry run)' : ''}: raw before ${cutoffs.raw ?? 'never'}, sent feed events before ${cutoffs.feed ?? 'never'}, feed attempts before ${cutoffs.feedAttempts ?? 'never'}, recovery records before ${cutoffs.recovery ?? 'never'}; relay ${relay}`,
   );
 
   const stopReason = (): PruneSummary['stoppedBy'] => {

@@ -76,7 +76,9 @@ export function startScheduledPrune(deps: {
   random?: () => number;
 }): PruneScheduler | undefined {
   const { retention } = deps.config;
-  const anything = retention.rawDays + retention.feedDays + retention.recoveryDays > 0;
+  const anything =
+    retention.rawDays + retention.feedDays + retention.feedAttemptsDays + retention.recoveryDays >
+    0;
   if (retention.intervalMs === 0 || !anything) return undefined;
   const logger = deps.logger.child({ component: 'retention' });
   const scheduler = createPruneScheduler({
@@ -93,6 +95,7 @@ export function startScheduledPrune(deps: {
       intervalMs: retention.intervalMs,
       rawDays: retention.rawDays,
       feedDays: retention.feedDays,
+      feedAttemptsDays: retention.feedAttemptsDays,
       recoveryDays: retention.recoveryDays,
     },
     'scheduled prune on',

@@ -16,6 +16,9 @@ export const retentionSettings = defineSection({
     feedDays: variable('RETENTION_FEED_DAYS', days().default(30), {
       doc: 'days a feed event is kept after the relay sent it (from the start of the feed only; pending and dead events never go, and without a relay none does); `0`: for ever',
     }),
+    feedAttemptsDays: variable('RETENTION_FEED_ATTEMPTS_DAYS', days().default(30), {
+      doc: "days the feed's attempt log (`feed_attempts`: every send of every event to every endpoint, `feed show`, `feed attempts`) is kept; `0`: for ever",
+    }),
     recoveryDays: variable('RETENTION_RECOVERY_DAYS', days().default(90), {
       doc: 'days recovery attempts, runs, unreadable report rows and progress are kept; `0`: for ever',
     }),

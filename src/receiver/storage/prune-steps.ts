@@ -6,6 +6,7 @@ import {
   one,
   required,
   type PruneStep,
+  type StepContext,
 } from '../../lib/database/prune-step.ts';
 
 /**
@@ -15,26 +16,40 @@ import {
 
 /**
  * Why a delivery keeps its raw request past the retention: a feed event of it not yet numbered,
- * not yet sent while a relay is in use (pending or dead), or dead (a dead letter waits for an
- * operator's re-drive, which sends the payload); or an open conflict it is part of (an
- * operator's open question about exactly these deliveries).
+ * not yet handed on to every endpoint while a relay is in use (see notHandedOn), or dead at one
+ * (a dead letter waits for an operator's re-drive, which sends the payload); or an open conflict
+ * it is part of (an operator's open question about exactly these deliveries).
  */
-function deliveryKept(alias: string, relayInUse: boolean): RawBuilder<unknown> {
+function deliveryKept(alias: string, ctx: StepContext): RawBuilder<unknown> {
   const c = sql.ref(`${alias}.webhook_id`);
   return sql`(
-    ${eventsNotHandedOn(c, relayInUse)}
+    ${eventsNotHandedOn(c, ctx)}
     OR EXISTS (SELECT 1 FROM conflicts k WHERE k.webhook_id = ${c} AND k.resolved_at IS NULL)
     OR EXISTS (SELECT 1 FROM conflicts k WHERE k.first_webhook_id = ${c} AND k.resolved_at IS NULL)
   )`;
 }
 
-/** A feed event with this Webhookid not yet numbered, dead, or (with a relay) not yet sent. */
-function eventsNotHandedOn(webhookId: RawBuilder<unknown>, relayInUse: boolean) {
+/**
+ * Feed event `e` (numbered) is not handed on: one of its endpoints' delivery rows is not sent
+ * (pending, dead; without a relay only dead counts: every row would stay pending for ever), or,
+ * with a relay, an endpoint's fan-out cursor is still below it (not yet considered there: a
+ * disabled or paused endpoint holds every later event back, as it holds back the feed's own
+ * prune). The same rule as prune_sent_feed_events() (migration 2026-11-29T01-00-00).
+ */
+function notHandedOn({ relayInUse, fannedThrough }: StepContext) {
+  return sql`(
+    EXISTS (SELECT 1 FROM feed_endpoint_events r WHERE r.event_id = e.id
+      AND ${relayInUse ? sql`r.state <> 'sent'` : sql`r.state = 'dead'`})
+    ${relayInUse ? sql`OR e.position > ${fannedThrough}::bigint` : sql``}
+  )`;
+}
+
+/** A feed event with this Webhookid not yet numbered, or numbered and not handed on. */
+function eventsNotHandedOn(webhookId: RawBuilder<unknown>, ctx: StepContext) {
   return sql`(
     EXISTS (SELECT 1 FROM feed_events e WHERE e.webhook_id = ${webhookId} AND e.position IS NULL)
     OR EXISTS (SELECT 1 FROM feed_events e WHERE e.webhook_id = ${webhookId}
-      AND e.relay_state <> 'sent' AND e.position IS NOT NULL
-      ${relayInUse ? sql`` : sql`AND e.relay_state = 'dead'`})
+      AND e.position IS NOT NULL AND ${notHandedOn(ctx)})
   )`;
 }
 
@@ -42,20 +57,28 @@ function eventsNotHandedOn(webhookId: RawBuilder<unknown>, relayInUse: boolean) 
  * Why a handled quarantine row keeps its body: as for a delivery, a feed event not handed on,
  * found by its Webhookid or, when the feed has quarantine events (a `quarantine_id` column, read
  * through to_jsonb so this statement works with or without it), by the row itself. Without a
- * Webhookid (a malformed header) that reads the backlog of events not yet handed on, which a
- * relay keeps small.
+ * Webhookid (a malformed header) that reads the backlog of events not yet handed on (delivery
+ * rows not sent, events above the lowest cursor), which the relays keep small.
  */
-function quarantineKept(alias: string, relayInUse: boolean): RawBuilder<unknown> {
+function quarantineKept(alias: string, ctx: StepContext): RawBuilder<unknown> {
+  const { relayInUse } = ctx;
   const q = (column: string) => sql.ref(`${alias}.${column}`);
+  const isThisRow = sql`to_jsonb(e) ->> 'quarantine_id' = ${q('id')}::text`;
   return sql`(
-    ${eventsNotHandedOn(q('webhook_id'), relayInUse)}
+    ${eventsNotHandedOn(q('webhook_id'), ctx)}
     OR (${q('webhook_id')} IS NULL AND (
-      EXISTS (SELECT 1 FROM feed_events e WHERE e.position IS NULL
-        AND to_jsonb(e) ->> 'quarantine_id' = ${q('id')}::text)
-      OR EXISTS (SELECT 1 FROM feed_events e
-        WHERE e.relay_state <> 'sent' AND e.position IS NOT NULL
-          ${relayInUse ? sql`` : sql`AND e.relay_state = 'dead'`}
-          AND to_jsonb(e) ->> 'quarantine_id' = ${q('id')}::text)))
+      EXISTS (SELECT 1 FROM feed_events e WHERE e.position IS NULL AND ${isThisRow})
+      -- An array, not a join: the backlog's ids are read once, then probed by primary key.
+      OR EXISTS (SELECT 1 FROM feed_events e WHERE e.id = ANY (ARRAY(
+          SELECT r.event_id FROM feed_endpoint_events r
+          WHERE ${relayInUse ? sql`r.state <> 'sent'` : sql`r.state = 'dead'`}))
+        AND ${isThisRow})
+      ${
+        relayInUse
+          ? sql`OR EXISTS (SELECT 1 FROM feed_events e
+              WHERE e.position > ${ctx.fannedThrough}::bigint AND ${isThisRow})`
+          : sql``
+      }))
   )`;
 }
 
@@ -76,7 +99,7 @@ export const deliveriesPruneStep: PruneStep = {
           SELECT c.webhook_id FROM webhook_deliveries c
           WHERE c.pruned_at IS NULL AND c.received_at < ${required(ctx.cutoffs.raw)}::timestamptz
             AND (c.received_at, c.webhook_id) > (${afterAt}::timestamptz, ${afterId}::bigint)
-            AND NOT ${deliveryKept('c', ctx.relayInUse)}
+            AND NOT ${deliveryKept('c', ctx)}
           ORDER BY c.received_at, c.webhook_id
           LIMIT ${limit}
           FOR UPDATE OF c SKIP LOCKED
@@ -107,7 +130,7 @@ export const deliveriesPruneStep: PruneStep = {
       sql`
         SELECT count(*) FILTER (WHERE NOT kept) AS rows, count(*) FILTER (WHERE kept) AS held
         FROM (
-          SELECT ${deliveryKept('c', ctx.relayInUse)} AS kept FROM webhook_deliveries c
+          SELECT ${deliveryKept('c', ctx)} AS kept FROM webhook_deliveries c
           WHERE c.pruned_at IS NULL AND c.received_at < ${required(ctx.cutoffs.raw)}::timestamptz
         ) AS old`,
     );
@@ -133,7 +156,7 @@ export const quarantinePruneStep: PruneStep = {
            SELECT q.id FROM quarantined_deliveries q
            WHERE q.handled_at IS NOT NULL AND q.pruned_at IS NULL
              AND q.handled_at < ${required(ctx.cutoffs.raw)}::timestamptz
-             AND NOT ${quarantineKept('q', ctx.relayInUse)}
+             AND NOT ${quarantineKept('q', ctx)}
            ORDER BY q.handled_at, q.id
            LIMIT ${limit}
            FOR UPDATE SKIP LOCKED))`;
@@ -146,7 +169,7 @@ export const quarantinePruneStep: PruneStep = {
         SELECT count(*) FILTER (WHERE handled AND NOT kept) AS rows,
           count(*) FILTER (WHERE NOT handled OR kept) AS held
         FROM (
-          SELECT q.handled_at IS NOT NULL AS handled, ${quarantineKept('q', ctx.relayInUse)} AS kept
+          SELECT q.handled_at IS NOT NULL AS handled, ${quarantineKept('q', ctx)} AS kept
           FROM quarantined_deliveries q
           WHERE q.pruned_at IS NULL
             AND coalesce(q.handled_at, q.received_at) < ${required(ctx.cutoffs.raw)}::timestamptz

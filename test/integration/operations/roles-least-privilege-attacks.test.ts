@@ -76,10 +76,12 @@ beforeAll(async () => {
     );
     await admin(
       `INSERT INTO feed_events (position, type, event_name, business_key, webhook_id,
-         relay_state, sent_at)
-       VALUES (1, 'payment.received', 'NPPReceivePayment', 'OLD-1', 1, 'sent', now() - interval '10 days'),
-              (2, 'payment.received', 'NPPReceivePayment', 'OLD-2', 1, 'sent', now() - interval '1 hour'),
-              (3, 'payment.received', 'NPPReceivePayment', 'OLD-3', 1, 'pending', NULL)`,
+         relay_state, sent_at, created_at)
+       VALUES (1, 'payment.received', 'NPPReceivePayment', 'OLD-1', 1, 'sent',
+                 now() - interval '10 days', now() - interval '10 days 1 minute'),
+              (2, 'payment.received', 'NPPReceivePayment', 'OLD-2', 1, 'sent',
+                 now() - interval '1 hour', now() - interval '1 hour 1 minute'),
+              (3, 'payment.received', 'NPPReceivePayment', 'OLD-3', 1, 'pending', NULL, now())`,
     );
     await migrateToLatest(owner, createLogger('silent'));
   } finally {
@@ -259,10 +261,12 @@ describe('the runtime role writes refunds and feed events only as the code does 
         cutoffs: {
           raw: undefined,
           feed: new Date().toISOString(),
+          feedAttempts: undefined,
           recovery: undefined,
           recoveryDay: undefined,
         },
         relayInUse: true,
+        fannedThrough: '0',
       },
       ['0'],
       1000,

@@ -254,7 +254,9 @@ describe('least-privilege roles (deploy/sql/roles.sql)', () => {
       await eventually(async () => {
         const { rows } = await asAdmin((c) =>
           c.query<{ n: string }>(
-            "SELECT count(*) AS n FROM feed_events WHERE relay_state = 'sent'",
+            `SELECT count(*) AS n FROM feed_endpoint_events r
+             JOIN feed_endpoints ep ON ep.id = r.endpoint_id
+             WHERE ep.name = 'configured' AND r.state = 'sent'`,
           ),
         );
         return rows[0]?.n === '3';
@@ -328,7 +330,9 @@ describe('least-privilege roles (deploy/sql/roles.sql)', () => {
             `UPDATE webhook_deliveries SET received_at = received_at - ${ago} WHERE webhook_id = $1`,
             [missed.webhookId],
           );
-          await c.query(`UPDATE feed_events SET sent_at = sent_at - ${ago}`);
+          await c.query(`UPDATE feed_events SET created_at = created_at - ${ago}`);
+          await c.query(`UPDATE feed_endpoint_events SET sent_at = sent_at - ${ago}`);
+          await c.query(`UPDATE feed_attempts SET started_at = started_at - ${ago}`);
           await c.query(`UPDATE quarantined_deliveries SET handled_at = handled_at - ${ago}`);
           await c.query(
             `UPDATE recovery_attempts SET attempted_at = attempted_at - ${ago}, report_day = report_day - 10`,
@@ -344,6 +348,7 @@ describe('least-privilege roles (deploy/sql/roles.sql)', () => {
           RETENTION_RAW_DAYS: '1',
           RETENTION_FEED_DAYS: '1',
           RETENTION_RECOVERY_DAYS: '1',
+          RETENTION_FEED_ATTEMPTS_DAYS: '1',
         });
         expect(prune.code, prune.output).toBe(0);
         const after = await asAdmin(async (c) => ({
@@ -353,6 +358,12 @@ describe('least-privilege roles (deploy/sql/roles.sql)', () => {
             )
           ).rows,
           feedEvents: Number((await c.query('SELECT count(*) AS n FROM feed_events')).rows[0].n),
+          deliveryState: Number(
+            (await c.query('SELECT count(*) AS n FROM feed_endpoint_events')).rows[0].n,
+          ),
+          feedAttempts: Number(
+            (await c.query('SELECT count(*) AS n FROM feed_attempts')).rows[0].n,
+          ),
           attempts: Number(
             (await c.query('SELECT count(*) AS n FROM recovery_attempts')).rows[0].n,
           ),
@@ -363,6 +374,8 @@ describe('least-privilege roles (deploy/sql/roles.sql)', () => {
         expect(after).toEqual({
           pruned: [{ webhook_id: missed.webhookId }],
           feedEvents: 0,
+          deliveryState: 0,
+          feedAttempts: 0,
           attempts: 0,
           quarantineBodies: [{ bytes: 0 }],
         });
@@ -406,10 +419,66 @@ describe('least-privilege roles (deploy/sql/roles.sql)', () => {
       'DELETE FROM refunds',
       'DELETE FROM feed_events',
       'UPDATE feed_events SET business_key = business_key',
+      // Issue 26: an endpoint's identity, an event's delivery state removed or re-pointed, the
+      // attempt log rewritten.
+      "UPDATE feed_endpoints SET name = 'renamed'",
+      "UPDATE feed_endpoints SET kind = 'nats'",
+      "UPDATE feed_endpoints SET declared_by = 'operator'",
+      'DELETE FROM feed_endpoint_events',
+      'TRUNCATE feed_endpoint_events',
+      'UPDATE feed_endpoint_events SET event_id = event_id',
+      'UPDATE feed_endpoint_events SET position = position',
+      'UPDATE feed_endpoint_events SET endpoint_id = endpoint_id',
+      'UPDATE feed_attempts SET outcome = outcome',
+      'UPDATE feed_attempts SET error = error',
+      'TRUNCATE feed_attempts',
     ];
     expect(await outcomes('receiver', refused)).toEqual(
       Object.fromEntries(refused.map((statement) => [statement, INSUFFICIENT_PRIVILEGE])),
     );
+  });
+
+  it('when the receiver manages an endpoint (add, update, pause, remove), then each statement the commands make is allowed, and removing it takes its delivery state and attempts with it', async () => {
+    const result = await as('receiver', async (c) => {
+      await c.query('BEGIN');
+      const added = await outcome(
+        c,
+        `INSERT INTO feed_endpoints (name, kind, target, types, secrets)
+         VALUES ('roles-test', 'http', 'https://consumer.test/feed', '{payment.*}', '{whsec_AAAA}')`,
+      );
+      const updated = await outcome(
+        c,
+        `UPDATE feed_endpoints SET types = '{*}', secrets = '{whsec_AAAA,whsec_BBBB}',
+           paused = true, paused_reason = 'test', fanned_through = 0, enabled = false,
+           updated_at = now() WHERE name = 'roles-test'`,
+      );
+      const rows = await outcome(
+        c,
+        `INSERT INTO feed_endpoint_events (endpoint_id, position, event_id, type, event_name, business_key)
+         SELECT id, 1, 1, 'payment.received', 'NPPReceivePayment', 'k' FROM feed_endpoints WHERE name = 'roles-test'`,
+      );
+      const attempt = await outcome(
+        c,
+        `INSERT INTO feed_attempts (endpoint_id, event_id, position, attempt, started_at, duration_ms, outcome, instance)
+         SELECT id, 1, 1, 1, now(), 5, 'failed', 'roles-test' FROM feed_endpoints WHERE name = 'roles-test'`,
+      );
+      const removed = await outcome(c, "DELETE FROM feed_endpoints WHERE name = 'roles-test'");
+      const left = await c.query<{ rows: string; attempts: string }>(
+        `SELECT (SELECT count(*) FROM feed_endpoint_events WHERE event_id = 1 AND position = 1
+                   AND endpoint_id NOT IN (SELECT id FROM feed_endpoints)) AS rows,
+                (SELECT count(*) FROM feed_attempts WHERE instance = 'roles-test') AS attempts`,
+      );
+      await c.query('ROLLBACK');
+      return { added, updated, rows, attempt, removed, left: left.rows[0] };
+    });
+    expect(result).toEqual({
+      added: 'ok',
+      updated: 'ok',
+      rows: 'ok',
+      attempt: 'ok',
+      removed: 'ok',
+      left: { rows: '0', attempts: '0' },
+    });
   });
 
   it('when roles.sql has run after the migration job, then the receiver holds exactly the privileges it lists', async () => {
@@ -451,6 +520,13 @@ describe('least-privilege roles (deploy/sql/roles.sql)', () => {
         // and deletes of refunds and feed events only through the checking functions.
         feed_events: 'INSERT, SELECT',
         feed_relay_control: 'SELECT',
+        // Issue 26: `endpoints remove` deletes an endpoint (its rows go by ON DELETE CASCADE);
+        // the prune deletes old attempts, and an event's delivery state only with the event.
+        ...((await tableExists('feed_endpoints')) && {
+          feed_endpoints: 'DELETE, INSERT, SELECT',
+          feed_endpoint_events: 'INSERT, SELECT',
+          feed_attempts: 'DELETE, INSERT, SELECT',
+        }),
         recovery_attempts: 'DELETE, INSERT, SELECT, UPDATE',
         recovery_runs: 'DELETE, INSERT, SELECT, UPDATE',
         recovery_row_problems: 'DELETE, INSERT, SELECT, UPDATE',
@@ -471,6 +547,12 @@ describe('least-privilege roles (deploy/sql/roles.sql)', () => {
         feed_events:
           'attempts, claimed_by, claimed_until, dead_at, first_attempt_at, last_error, next_attempt_at, position, relay_state, sent_at',
         feed_relay_control: 'changed_at, paused, reason',
+        ...((await tableExists('feed_endpoints')) && {
+          feed_endpoints:
+            'concurrency, credentials, enabled, fanned_through, max_age_ms, options, paused, paused_reason, rate_per_second, secrets, target, timeout_ms, types, updated_at',
+          feed_endpoint_events:
+            'attempts, claimed_by, claimed_until, dead_at, first_attempt_at, last_error, next_attempt_at, replays, sent_at, state',
+        }),
         payto_unmatched_receipts: 'last_seen_at, report_row, resolved_at',
         refunds:
           'attempts, completed_at, dialect, fee_amount_excluding_gst, fee_amount_gst_component, fee_amount_including_gst, http_status, provider_status, refund_transaction_id, state, status_description',
@@ -483,6 +565,12 @@ describe('least-privilege roles (deploy/sql/roles.sql)', () => {
     const refused = [
       'SELECT raw_body FROM webhook_deliveries',
       'SELECT * FROM feed_events',
+      // An endpoint's secrets and a broker's credentials; delivery state; attempts.
+      'SELECT secrets FROM feed_endpoints',
+      'SELECT name FROM feed_endpoints',
+      'SELECT * FROM feed_endpoint_events',
+      'SELECT * FROM feed_attempts',
+      "INSERT INTO feed_endpoints (name, kind, target, types) VALUES ('x', 'http', 'https://x.test', '{*}')",
       'SELECT * FROM npp_payments',
       'SELECT * FROM quarantined_deliveries',
       'SELECT * FROM refunds',

@@ -16,10 +16,11 @@ function problems(env: Record<string, string>): string[] {
 }
 
 describe('retention configuration', () => {
-  it('when nothing is set, then raw requests are kept 90 days, sent feed events 30, recovery records 90, pruned hourly in batches of 1000', () => {
+  it('when nothing is set, then raw requests are kept 90 days, sent feed events 30, feed attempts 30, recovery records 90, pruned hourly in batches of 1000', () => {
     expect(loadConfig(SECRET).retention).toEqual({
       rawDays: 90,
       feedDays: 30,
+      feedAttemptsDays: 30,
       recoveryDays: 90,
       intervalMs: 3_600_000,
       batchSize: 1000,
@@ -33,6 +34,7 @@ describe('retention configuration', () => {
       ...SECRET,
       RETENTION_RAW_DAYS: '0',
       RETENTION_FEED_DAYS: '7',
+      RETENTION_FEED_ATTEMPTS_DAYS: '3',
       RETENTION_RECOVERY_DAYS: '365',
       RETENTION_INTERVAL_MS: '0',
       RETENTION_BATCH_SIZE: '200',
@@ -42,6 +44,7 @@ describe('retention configuration', () => {
     expect(config.retention).toEqual({
       rawDays: 0,
       feedDays: 7,
+      feedAttemptsDays: 3,
       recoveryDays: 365,
       intervalMs: 0,
       batchSize: 200,
@@ -54,12 +57,14 @@ describe('retention configuration', () => {
     const named = problems({
       RETENTION_RAW_DAYS: '-1',
       RETENTION_FEED_DAYS: 'thirty',
+      RETENTION_FEED_ATTEMPTS_DAYS: '-3',
       RETENTION_RECOVERY_DAYS: '1.5',
       RETENTION_BATCH_SIZE: '0',
       RETENTION_RUN_MAX_MS: '10',
     }).map((problem) => problem.split(':')[0]);
     expect(named.sort()).toEqual([
       'RETENTION_BATCH_SIZE',
+      'RETENTION_FEED_ATTEMPTS_DAYS',
       'RETENTION_FEED_DAYS',
       'RETENTION_RAW_DAYS',
       'RETENTION_RECOVERY_DAYS',

@@ -30,12 +30,35 @@ beforeAll(async () => {
     [DELIVERIES],
   );
   await database.query(
-    `INSERT INTO feed_events (position, type, event_name, business_key, webhook_id, relay_state,
-       attempts, sent_at)
+    `INSERT INTO feed_events (position, type, event_name, business_key, webhook_id, created_at)
      SELECT g, 'event.unmodelled', 'NppReturn', g::text, g,
-       CASE WHEN g % 20 = 0 THEN 'pending' ELSE 'sent' END, 1,
-       CASE WHEN g % 20 = 0 THEN NULL ELSE now() - interval '179 days' + g * interval '70 seconds' END
+       now() - interval '180 days' + g * interval '70 seconds'
      FROM generate_series(1, $1) AS g`,
+    [DELIVERIES],
+  );
+  // Delivered to the endpoint FEED_HTTP_URL declares (fanned out through all but the last
+  // thousand): one in twenty not yet sent.
+  await database.query(
+    `INSERT INTO feed_endpoint_events (endpoint_id, position, event_id, type, event_name,
+       business_key, state, attempts, sent_at)
+     SELECT ep.id, e.position, e.id, e.type, e.event_name, e.business_key,
+       CASE WHEN e.position % 20 = 0 THEN 'pending' ELSE 'sent' END, 1,
+       CASE WHEN e.position % 20 = 0 THEN NULL ELSE e.created_at + interval '1 day' END
+     FROM feed_events e, feed_endpoints ep
+     WHERE ep.name = 'configured' AND e.position <= $1 - 1000`,
+    [DELIVERIES],
+  );
+  await database.query(
+    `UPDATE feed_endpoints SET fanned_through = $1 - 1000 WHERE name = 'configured'`,
+    [DELIVERIES],
+  );
+  // Two attempts an event, half of them past RETENTION_FEED_ATTEMPTS_DAYS.
+  await database.query(
+    `INSERT INTO feed_attempts (endpoint_id, event_id, position, attempt, started_at,
+       duration_ms, outcome, status, instance)
+     SELECT ep.id, g / 2, g / 2, 1, now() - interval '60 days' + g * interval '13 seconds', 10,
+       'sent', 204, 'i1'
+     FROM feed_endpoints ep, generate_series(1, $1 * 2) AS g WHERE ep.name = 'configured'`,
     [DELIVERIES],
   );
   await database.query(
@@ -79,7 +102,7 @@ beforeAll(async () => {
      FROM generate_series(1, 19999) AS g`,
   );
   await database.query(
-    'ANALYZE webhook_deliveries, feed_events, recovery_attempts, quarantined_deliveries, recovery_runs, recovery_row_problems, conflicts',
+    'ANALYZE webhook_deliveries, feed_events, feed_endpoint_events, feed_attempts, feed_endpoints, recovery_attempts, quarantined_deliveries, recovery_runs, recovery_row_problems, conflicts',
   );
 }, 180_000);
 afterAll(() => database?.drop());
@@ -124,6 +147,7 @@ const DRIVING_INDEX: Record<string, string> = {
   webhook_deliveries: 'webhook_deliveries_unpruned',
   quarantined_deliveries: 'quarantined_deliveries_prunable',
   feed_events: 'feed_events_position',
+  feed_attempts: 'feed_attempts_started_at',
   recovery_attempts: 'recovery_attempts_attempted',
   recovery_row_problems: 'recovery_row_problems_last_seen',
   recovery_runs: 'recovery_runs_finished',
@@ -136,11 +160,17 @@ describe('the prune batch plans on seeded tables', () => {
         const cutoffs = await readCutoffs(database.db, {
           rawDays: 90,
           feedDays: 30,
+          feedAttemptsDays: 30,
           recoveryDays: 90,
         });
-        const scans = await scansOf(step, { cutoffs, relayInUse });
+        const scans = await scansOf(step, {
+          cutoffs,
+          relayInUse,
+          fannedThrough: String(DELIVERIES - 1000),
+        });
         expect(scans.length).toBeGreaterThan(0);
-        for (const scan of scans) {
+        // feed_endpoints holds a row per endpoint (a handful): read whole, as it should be.
+        for (const scan of scans.filter((s) => s['Relation Name'] !== 'feed_endpoints')) {
           expect(scan['Node Type'], JSON.stringify(scan)).not.toBe('Seq Scan');
         }
         expect(

@@ -45,6 +45,7 @@ afterAll(async () => {
 const RETENTION = {
   rawDays: 90,
   feedDays: 30,
+  feedAttemptsDays: 30,
   recoveryDays: 90,
   batchSize: 1000,
   batchPauseMs: 0,
@@ -125,14 +126,44 @@ async function age(webhookId: string, days: number): Promise<void> {
   );
 }
 
-/** Sets the relay's state on every event of a delivery (sent `sentDaysAgo` days ago). */
-async function relay(webhookId: string, state: 'sent' | 'pending' | 'dead', sentDaysAgo = 40) {
+/**
+ * Sets an endpoint's (default: configured's) delivery state on every numbered event of a
+ * delivery (sent `sentDaysAgo` days ago, the events created then), and moves its fan-out cursor
+ * past them unless `fannedOut` is false.
+ */
+async function relay(
+  webhookId: string,
+  state: 'sent' | 'pending' | 'dead',
+  sentDaysAgo = 40,
+  { endpoint = 'configured', fannedOut = true }: { endpoint?: string; fannedOut?: boolean } = {},
+) {
   await database.query(
-    `UPDATE feed_events SET relay_state = $2, attempts = CASE WHEN $2 = 'pending' THEN 0 ELSE 1 END,
-       sent_at = CASE WHEN $2 = 'sent' THEN now() - $3 * interval '1 day' END,
-       dead_at = CASE WHEN $2 = 'dead' THEN now() - $3 * interval '1 day' END
+    `UPDATE feed_events SET created_at = least(created_at, now() - $2 * interval '1 day')
      WHERE webhook_id = $1`,
-    [webhookId, state, sentDaysAgo],
+    [webhookId, sentDaysAgo],
+  );
+  await database.query(
+    `INSERT INTO feed_endpoint_events (endpoint_id, position, event_id, type, event_name,
+       business_key, state, attempts, sent_at, dead_at)
+     SELECT ep.id, e.position, e.id, e.type, e.event_name, e.business_key, $2,
+       CASE WHEN $2 = 'pending' THEN 0 ELSE 1 END,
+       CASE WHEN $2 = 'sent' THEN now() - $3 * interval '1 day' END,
+       CASE WHEN $2 = 'dead' THEN now() - $3 * interval '1 day' END
+     FROM feed_events e, feed_endpoints ep
+     WHERE e.webhook_id = $1 AND e.position IS NOT NULL AND ep.name = $4
+     ON CONFLICT (endpoint_id, position) DO UPDATE SET state = excluded.state,
+       attempts = excluded.attempts, sent_at = excluded.sent_at, dead_at = excluded.dead_at`,
+    [webhookId, state, sentDaysAgo, endpoint],
+  );
+  if (fannedOut) await fanOut(endpoint);
+}
+
+/** Moves an endpoint's fan-out cursor to the last numbered event. */
+async function fanOut(endpoint = 'configured') {
+  await database.query(
+    `UPDATE feed_endpoints SET fanned_through = greatest(fanned_through,
+       (SELECT coalesce(max(position), 0) FROM feed_events)) WHERE name = $1`,
+    [endpoint],
   );
 }
 
@@ -174,9 +205,13 @@ async function clear(): Promise<void> {
   await database.query(
     `TRUNCATE webhook_deliveries, npp_payments, payto_payments, credit_rejections, direct_credits,
        direct_credit_batches, conflicts, feed_events, quarantined_deliveries, recovery_attempts,
-       recovery_runs, recovery_row_problems, recovery_progress, leases, refunds CASCADE`,
+       recovery_runs, recovery_row_problems, recovery_progress, leases, refunds,
+       feed_endpoint_events, feed_attempts CASCADE`,
   );
-  await database.query('UPDATE feed_relay_control SET paused = false');
+  await database.query(`DELETE FROM feed_endpoints WHERE name <> 'configured'`);
+  await database.query(
+    'UPDATE feed_endpoints SET fanned_through = 0, paused = false, enabled = true',
+  );
 }
 
 describe('with a relay handing events on', () => {
@@ -263,7 +298,8 @@ describe('with a relay handing events on', () => {
 
   it('when pruned, then only the sent head of the feed goes: no pending or dead event, nothing after the first one that must stay, no gap', async () => {
     const states = await database.query<{ webhook_id: string; relay_state: string }>(
-      'SELECT webhook_id::text, relay_state FROM feed_events ORDER BY id',
+      `SELECT e.webhook_id::text, coalesce(r.state, 'no row') AS relay_state
+       FROM feed_events e LEFT JOIN feed_endpoint_events r ON r.event_id = e.id ORDER BY e.id`,
     );
     expect(states.map((s) => s.webhook_id)).not.toContain(ids.sent1);
     expect(states.map((s) => s.webhook_id)).not.toContain(ids.sent3);
@@ -353,8 +389,97 @@ describe('feed events sent recently at the head of the feed', () => {
     const dry = await prune({ dryRun: true });
     expect(dry.steps.find((s) => s.table === 'feed_events')?.heldAt).toEqual({
       position: '1',
-      state: 'sent within the retention',
+      state: 'sent within the retention at configured',
     });
+  });
+});
+
+describe('feed events with several endpoints', () => {
+  const heldAt = async () =>
+    (await prune({ dryRun: true })).steps.find((s) => s.table === 'feed_events')?.heldAt;
+
+  it('when one endpoint has sent an event and another still has it pending, then it and every later event stay; once sent there too, it goes with its delivery rows', async () => {
+    await clear();
+    await database.query(
+      `INSERT INTO feed_endpoints (name, kind, target, types) VALUES ('second', 'http', 'https://c.test', '{*}')`,
+    );
+    const first = await store(item({ transactionId: 'TX-both-1' }));
+    const next = await store(item({ transactionId: 'TX-both-2' }));
+    for (const id of [first, next]) await relay(id, 'sent');
+    await relay(first, 'pending', 40, { endpoint: 'second' });
+    await relay(next, 'sent', 40, { endpoint: 'second' });
+
+    const held = await prune();
+    expect(held.steps.find((s) => s.table === 'feed_events')?.rows).toBe(0);
+    expect(await positions()).toEqual(['1', '2']);
+    expect(await database.count('feed_endpoint_events')).toBe(4);
+    expect(await heldAt()).toEqual({ position: '1', state: 'pending at second' });
+
+    await relay(first, 'sent', 40, { endpoint: 'second' });
+    const gone = await prune();
+    expect(gone.steps.find((s) => s.table === 'feed_events')?.rows).toBe(2);
+    expect(await positions()).toEqual([]);
+    expect(await database.count('feed_endpoint_events')).toBe(0);
+  });
+
+  it('when an endpoint is disabled below an event, then its cursor holds the event back (status says so); removing the endpoint releases it', async () => {
+    await clear();
+    await database.query(
+      `INSERT INTO feed_endpoints (name, kind, target, types, enabled)
+       VALUES ('stopped', 'http', 'https://c.test', '{payment.*}', false)`,
+    );
+    const id = await store(item({ transactionId: 'TX-disabled' }));
+    await relay(id, 'sent');
+    await prune();
+    expect(await positions()).toEqual(['1']);
+    expect(await heldAt()).toEqual({ position: '1', state: 'not yet fanned out to stopped' });
+
+    await database.query(`DELETE FROM feed_endpoints WHERE name = 'stopped'`);
+    await prune();
+    expect(await positions()).toEqual([]);
+  });
+
+  it('when an event no endpoint selects is past every cursor, then it goes once old, not while it is recent', async () => {
+    await clear();
+    const old = await store(item({ transactionId: 'TX-unselected-old' }));
+    const recent = await store(item({ transactionId: 'TX-unselected-recent' }));
+    await database.query(
+      `UPDATE feed_events SET created_at = now() - interval '40 days' WHERE webhook_id = $1`,
+      [old],
+    );
+    await fanOut();
+    await prune();
+    expect(await positions()).toEqual(['2']);
+    expect(await heldAt()).toEqual({ position: '2', state: 'created within the retention' });
+    expect(recent).toBeDefined();
+  });
+});
+
+describe('the feed attempt log', () => {
+  it('when attempts are older than RETENTION_FEED_ATTEMPTS_DAYS, then they go and later ones stay; 0 keeps them all', async () => {
+    await clear();
+    await database.query(
+      `INSERT INTO feed_attempts (endpoint_id, event_id, position, attempt, started_at,
+         duration_ms, outcome, status, instance)
+       SELECT ep.id, g, g, 1, now() - (g * 10) * interval '1 day', 12, 'sent', 204, 'i1'
+       FROM feed_endpoints ep, generate_series(1, 5) AS g WHERE ep.name = 'configured'`,
+    );
+    const kept = await prune({ retention: { ...RETENTION, feedAttemptsDays: 0 } });
+    expect(kept.steps.find((s) => s.table === 'feed_attempts')?.status).toBe('off');
+    expect(await database.count('feed_attempts')).toBe(5);
+
+    const dry = await prune({ dryRun: true });
+    expect(dry.steps.find((s) => s.table === 'feed_attempts')?.rows).toBe(3);
+    const summary = await prune({ retention: { ...RETENTION, batchSize: 2 } });
+    expect(summary.steps.find((s) => s.table === 'feed_attempts')).toMatchObject({
+      rows: 3,
+      status: 'done',
+    });
+    const left = await database.query<{ days: string }>(
+      `SELECT round(extract(epoch FROM now() - started_at) / 86400)::text AS days
+       FROM feed_attempts ORDER BY started_at DESC`,
+    );
+    expect(left.map((r) => r.days)).toEqual(['10', '20']);
   });
 });
 
@@ -367,16 +492,19 @@ describe('without a relay (a pull consumer: events stay pending for ever)', () =
     await age(ids.pulled, 100);
     ids.dead = await store(item({ transactionId: 'TX-old-dead' }));
     await age(ids.dead, 100);
-    await relay(ids.dead, 'dead');
+    await relay(ids.dead, 'dead', 40, { fannedOut: false });
     ids.recent = await store(item({ transactionId: 'TX-pull-recent' }));
   });
 
   it('when a relay was at work and FEED_HTTP_URL is only missing here, then pending events still keep their deliveries', async () => {
-    await database.query(`UPDATE feed_events SET attempts = 2 WHERE webhook_id = $1`, [ids.recent]);
+    // An endpoint an operator added, its relay not yet past the first event: a relay at work.
+    await database.query(
+      `INSERT INTO feed_endpoints (name, kind, target, types) VALUES ('elsewhere', 'http', 'https://c.test', '{*}')`,
+    );
     const summary = await prune({ relayConfigured: false });
     expect(summary.relay).toBe('detected');
     expect((await deliveryRow(ids.pulled!)).raw_body).toBeInstanceOf(Buffer);
-    await database.query(`UPDATE feed_events SET attempts = 0 WHERE webhook_id = $1`, [ids.recent]);
+    await database.query(`DELETE FROM feed_endpoints WHERE name = 'elsewhere'`);
   });
 
   it('when pruned, then no pending event is ever deleted, old deliveries with only pending events lose their raw request, and a dead letter keeps its delivery', async () => {
@@ -389,8 +517,12 @@ describe('without a relay (a pull consumer: events stay pending for ever)', () =
     expect(await database.count('npp_payments')).toBe(3);
   });
 
-  it('when the relay is paused, then it counts as a relay in use', async () => {
-    await database.query('UPDATE feed_relay_control SET paused = true');
+  it('when an endpoint is paused, or its cursor has moved, then it counts as a relay in use', async () => {
+    await database.query('UPDATE feed_endpoints SET paused = true');
+    expect((await prune({ relayConfigured: false, dryRun: true })).relay).toBe('detected');
+    await database.query('UPDATE feed_endpoints SET paused = false');
+    // And a fan-out cursor that moved: a relay considered events for an endpoint.
+    await database.query('UPDATE feed_endpoints SET fanned_through = 1');
     expect((await prune({ relayConfigured: false, dryRun: true })).relay).toBe('detected');
   });
 });
@@ -424,9 +556,11 @@ describe('quarantine', () => {
     }
     // Whatever events the feed has for them were sent long ago...
     await assignPositions(database.db);
-    await database.query(
-      `UPDATE feed_events SET relay_state = 'sent', sent_at = now() - interval '40 days'`,
-    );
+    for (const { webhook_id } of await database.query<{ webhook_id: string }>(
+      'SELECT DISTINCT webhook_id::text FROM feed_events',
+    )) {
+      await relay(webhook_id, 'sent');
+    }
     for (const name of ['handledLongAgo', 'pendingById', 'pendingByRow']) {
       await database.query(
         `UPDATE quarantined_deliveries SET handled_at = now() - interval '100 days',
@@ -483,8 +617,19 @@ describe('quarantine', () => {
       )[0]!.n;
     expect(await body('pendingById')).toBeGreaterThan(0);
     expect(await body('pendingByRow')).toBeGreaterThan(0);
+    // Fanned out to the endpoint, then sent.
+    await fanOut();
     await database.query(
-      `UPDATE feed_events SET relay_state = 'sent', sent_at = now() WHERE position >= 1000`,
+      `INSERT INTO feed_endpoint_events (endpoint_id, position, event_id, type, event_name,
+         business_key, state, sent_at)
+       SELECT ep.id, e.position, e.id, e.type, e.event_name, e.business_key, 'pending', NULL
+       FROM feed_events e, feed_endpoints ep WHERE e.position >= 1000 AND ep.name = 'configured'`,
+    );
+    await prune();
+    expect(await body('pendingById')).toBeGreaterThan(0);
+    expect(await body('pendingByRow')).toBeGreaterThan(0);
+    await database.query(
+      `UPDATE feed_endpoint_events SET state = 'sent', sent_at = now() WHERE position >= 1000`,
     );
     await prune();
     expect(await body('pendingById')).toBe(0);
@@ -582,7 +727,7 @@ describe('retentions set to 0', () => {
        VALUES (5, '2020-01-01', 'missing', '2020-01-01', 'failed')`,
     );
     const summary = await prune({
-      retention: { ...RETENTION, rawDays: 0, feedDays: 0, recoveryDays: 0 },
+      retention: { ...RETENTION, rawDays: 0, feedDays: 0, feedAttemptsDays: 0, recoveryDays: 0 },
     });
     expect(summary.steps.every((s) => s.status === 'off')).toBe(true);
     expect((await deliveryRow(id)).raw_body).toBeInstanceOf(Buffer);

@@ -36,6 +36,7 @@ afterAll(async () => {
 const RAW_ONLY = {
   rawDays: 90,
   feedDays: 0,
+  feedAttemptsDays: 0,
   recoveryDays: 0,
   batchSize: 10,
   batchPauseMs: 0,
@@ -45,7 +46,8 @@ const RAW_ONLY = {
 /** `n` unmodelled deliveries received 100 days ago, each with its event sent 40 days ago. */
 async function seed(n: number): Promise<void> {
   await database.query(
-    `TRUNCATE webhook_deliveries, feed_events, leases, quarantined_deliveries CASCADE`,
+    `TRUNCATE webhook_deliveries, feed_events, feed_endpoint_events, leases,
+       quarantined_deliveries CASCADE`,
   );
   await database.query(
     `INSERT INTO webhook_deliveries (webhook_id, event_name, modelled, received_at, body_sha256,
@@ -57,12 +59,22 @@ async function seed(n: number): Promise<void> {
     [n],
   );
   await database.query(
-    `INSERT INTO feed_events (position, type, event_name, business_key, webhook_id, relay_state,
-       attempts, sent_at)
-     SELECT g, 'event.unmodelled', 'NppReturn', g::text, g, 'sent', 1, now() - interval '40 days'
+    `INSERT INTO feed_events (position, type, event_name, business_key, webhook_id, created_at)
+     SELECT g, 'event.unmodelled', 'NppReturn', g::text, g, now() - interval '41 days'
      FROM generate_series(1, $1) AS g`,
     [n],
   );
+  // Sent to the endpoint FEED_HTTP_URL declares, its cursor past them all.
+  await database.query(
+    `INSERT INTO feed_endpoint_events (endpoint_id, position, event_id, type, event_name,
+       business_key, state, attempts, sent_at)
+     SELECT ep.id, e.position, e.id, e.type, e.event_name, e.business_key, 'sent', 1,
+       now() - interval '40 days'
+     FROM feed_events e, feed_endpoints ep WHERE ep.name = 'configured'`,
+  );
+  await database.query(`UPDATE feed_endpoints SET fanned_through = $1 WHERE name = 'configured'`, [
+    n,
+  ]);
 }
 
 async function unpruned(): Promise<number> {

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PRUNE_STEPS } from '../../../src/cli/prune-steps.ts';
-import { runPrune } from '../../../src/operations/retention/prune.ts';
 import { createMigrator } from '../../../src/lib/database/migrator.ts';
 import {
   createTestDatabase,
@@ -120,21 +118,13 @@ describe('upgrading to the retention migration', () => {
 
   it('when a delivery has been pruned, then migrating back down is refused (its raw request is gone)', async () => {
     await database.query(`DELETE FROM webhook_deliveries WHERE pruned_at IS NOT NULL`);
-    await runPrune({
-      db: database.db,
-      steps: PRUNE_STEPS,
-      retention: {
-        rawDays: 90,
-        // Feed events stay: this database stops at the retention migration, and today's feed
-        // step calls prune_sent_feed_events() from a later one (2026-11-28T02-00-00).
-        feedDays: 0,
-        recoveryDays: 90,
-        batchSize: 100,
-        batchPauseMs: 0,
-        runMaxMs: 10_000,
-      },
-      relayConfigured: true,
-    });
+    // Pruned as the release of this migration pruned it: today's steps read tables of later
+    // migrations (prune_sent_feed_events() of 2026-11-28T02, feed_endpoint_events of
+    // 2026-11-29T01), which this database stops before.
+    await database.query(
+      `UPDATE webhook_deliveries SET raw_body = NULL, headers = NULL, payload = NULL,
+         pruned_at = now() WHERE webhook_id = 1`,
+    );
     const [row] = await database.query<{ raw_body: Buffer | null }>(
       'SELECT raw_body FROM webhook_deliveries WHERE webhook_id = 1',
     );
