@@ -15,6 +15,7 @@ import {
   setPaused,
 } from './relay-control.ts';
 import { startAfter } from './start-after-command.ts';
+import { OPERATOR_ROWS, operatorCommands } from './commands/operator-commands.ts';
 
 const USAGE = 'Usage: npm run feed -- ';
 const WIDTH = 20;
@@ -70,7 +71,7 @@ const FEED_HELP = `${USAGE}<command>
 
 Operates the feed's push relay (docs/feed.md). Uses DATABASE_URL (or the embedded Postgres).
 
-${helpRows([...Object.values(ROWS).flat(), ['--help', 'this text']], WIDTH)}`;
+${helpRows([...Object.values(ROWS).flat(), ...OPERATOR_ROWS, ['--help', 'this text']], WIDTH)}`;
 
 export interface FeedCommandDeps {
   io: CommandIo;
@@ -190,6 +191,7 @@ export function feedCommand({ io, withDatabase }: FeedCommandDeps): CommandDescr
             out(`resumed: ${names.join(', ') || 'no endpoint'}`);
           }),
       }),
+      ...operatorCommands({ io, withDatabase }),
     ],
   };
 }

@@ -52,3 +52,19 @@ export function runFeedCommand(
   const io = { out, err };
   return runDescribedCommand(feedCommand({ io, withDatabase: (work) => work(db) }), args, io);
 }
+
+/** `feed <args>` on `db`: its exit code, and its stdout and stderr lines joined. */
+export async function feedOutput(
+  db: Db,
+  ...args: string[]
+): Promise<{ code: number | 'serving'; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runFeedCommand(
+    db,
+    args,
+    (line) => out.push(line),
+    (line) => err.push(line),
+  );
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
