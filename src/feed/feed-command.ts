@@ -39,8 +39,8 @@ const ROWS = {
   ],
   redrive: [
     [
-      'redrive <id> --endpoint NAME',
-      "send an endpoint's dead letter again (id as listed, or evt_<id>)",
+      'redrive <id> [--endpoint NAME]',
+      'send a dead letter again (id as listed, or evt_<id>); without --endpoint, wherever it is one',
     ],
     ['redrive --all [--endpoint NAME]', "send every dead letter again (one endpoint's, or all)"],
   ],
@@ -135,15 +135,15 @@ export function feedCommand({ io, withDatabase }: FeedCommandDeps): CommandDescr
           }
           const id = /^(?:evt_)?(\d{1,18})$/.exec(given ?? '')?.[1];
           if (!id) throw new UsageError('redrive needs an event id or --all');
-          const name = options.endpoint;
-          if (typeof name !== 'string') {
-            throw new UsageError('redrive <id> needs --endpoint NAME (dead-letters lists it)');
-          }
+          // Without --endpoint: wherever the event is a dead letter (one endpoint, nearly always).
+          const name = typeof options.endpoint === 'string' ? options.endpoint : undefined;
           return withDatabase(async (db) => {
-            if (!(await redriveOne(db, await endpointId(db, name), id))) {
-              throw new NotDone(`event ${id} is not a dead letter of ${name}`);
+            const endpoint = name === undefined ? undefined : await endpointId(db, name);
+            const redriven = await redriveOne(db, endpoint, id);
+            if (redriven === 0) {
+              throw new NotDone(`event ${id} is not a dead letter${name ? ` of ${name}` : ''}`);
             }
-            out(`re-driven event ${id} to ${name}`);
+            out(`re-driven event ${id}${name ? ` to ${name}` : ` (${redriven} endpoint(s))`}`);
           });
         },
       }),

@@ -86,4 +86,5 @@ export const feedAttemptsPruneStep: PruneStep = olderRowsStep({
   table: 'feed_attempts',
   time: 'started_at',
   cutoff: (c) => c.feedAttempts,
+  appendOnly: true,
 });

@@ -81,15 +81,19 @@ const REDRIVEN = {
 } as const;
 
 /** An endpoint's dead letter becomes pending again; false when the event is not one there. */
-export async function redriveOne(db: Db, endpointId: string, eventId: string): Promise<boolean> {
-  const result = await db
+export async function redriveOne(
+  db: Db,
+  endpointId: string | undefined,
+  eventId: string,
+): Promise<number> {
+  let query = db
     .updateTable('feed_endpoint_events')
     .set(REDRIVEN)
-    .where('endpoint_id', '=', endpointId)
     .where('event_id', '=', eventId)
-    .where('state', '=', 'dead')
-    .executeTakeFirst();
-  return result.numUpdatedRows === 1n;
+    .where('state', '=', 'dead');
+  if (endpointId !== undefined) query = query.where('endpoint_id', '=', endpointId);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 /**

@@ -46,7 +46,7 @@ interface FeedRelayControlTable {
 type DeliveryState = 'pending' | 'sent' | 'dead';
 
 /** What an endpoint is: a URL to POST to, or a broker to publish into. */
-type EndpointKind = 'http' | 'nats' | 'rabbitmq';
+export type EndpointKind = 'http' | 'nats' | 'rabbitmq';
 
 /** Endpoints as data (migration 2026-11-29T01-00-00): managed by `npm run feed -- endpoints`. */
 interface FeedEndpointsTable {

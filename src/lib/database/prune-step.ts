@@ -124,11 +124,17 @@ export function olderRowsStep(options: {
   table: string;
   time: string;
   cutoff: (c: Cutoffs) => string | undefined;
+  /**
+   * Rows nobody else changes (an append-only log): no row locks, so the runtime role needs no
+   * UPDATE on the table (FOR UPDATE asks for it). The prune runs under its lease either way.
+   */
+  appendOnly?: boolean;
 }): PruneStep {
   const table = sql.table(options.table);
   const time = sql.ref(options.time);
   const before = (ctx: StepContext) =>
     sql`${time} < ${required(options.cutoff(ctx.cutoffs))}::timestamptz`;
+  const lock = options.appendOnly ? sql`` : sql`FOR UPDATE SKIP LOCKED`;
   return {
     name: options.table,
     action: 'deleted',
@@ -138,7 +144,7 @@ export function olderRowsStep(options: {
       return sql`
         DELETE FROM ${table} WHERE id = ANY(ARRAY(
           SELECT id FROM ${table} WHERE ${before(ctx)}
-          ORDER BY ${time} LIMIT ${limit} FOR UPDATE SKIP LOCKED))`;
+          ORDER BY ${time} LIMIT ${limit} ${lock}))`;
     },
     batch: batchUntilShort,
     async count(db, ctx) {

@@ -27,9 +27,9 @@ beforeAll(() => {
   feed = feedDatabase(bed.database.url);
 });
 afterAll(() => feed.db.destroy());
-beforeEach(async () => {
+beforeEach(() => {
+  // Pause is shared state: the testbed un-pauses the endpoints before each test.
   built = buildTestApp({ db: bed.database.db, publicKey: bed.signer.publicKey });
-  await bed.database.query('UPDATE feed_relay_control SET paused = false, reason = NULL');
 });
 afterEach(async () => {
   await Promise.all(running.splice(0).map((r) => r.stop()));

@@ -183,12 +183,21 @@ describe('status, pause and resume, dead letters per endpoint', () => {
     expect((await feed('dead-letters', '--endpoint', 'configured')).out).toBe('no dead letters');
     expect((await feed('dead-letters')).out.split('\n')).toHaveLength(1);
 
-    expect((await feed('redrive', event!.id)).code).toBe(2);
+    expect((await feed('redrive', '999999')).code).toBe(1);
     expect((await feed('redrive', event!.id, '--endpoint', 'configured')).code).toBe(1);
+    expect((await feed('redrive', event!.id, '--endpoint', 'nobody')).code).not.toBe(0);
     const redriven = await feed('redrive', `evt_${event!.id}`, '--endpoint', 'second');
     expect(redriven.code, redriven.err).toBe(0);
     expect(
       await bed.database.query('SELECT state, attempts, dead_at FROM feed_endpoint_events'),
     ).toEqual([{ state: 'pending', attempts: 0, dead_at: null }]);
+    // Without --endpoint: wherever it is a dead letter (here `second` again, once more dead).
+    await bed.database.query(`UPDATE feed_endpoint_events SET state = 'dead', dead_at = now()`);
+    const anywhere = await feed('redrive', event!.id);
+    expect(anywhere.code, anywhere.err).toBe(0);
+    expect(anywhere.out).toBe(`re-driven event ${event!.id} (1 endpoint(s))`);
+    expect(await bed.database.query('SELECT state FROM feed_endpoint_events')).toEqual([
+      { state: 'pending' },
+    ]);
   });
 });
