@@ -48,8 +48,9 @@ USER 1000:1000
 # FEED_HOST=0.0.0.0.
 EXPOSE 3000 9464 3002
 # Same as `npm run start:prod`, without npm in between (signals go straight to the service):
-# compiled JavaScript, a small young generation (lower peak memory). Every command goes through
+# compiled JavaScript, a small young generation and an old generation capped at 1 GB, which
+# also makes V8 grow it in smaller steps (lower peak memory). Every command goes through
 # the one entry, dist/src/cli/main.js <command> (`node dist/src/cli/main.js --help` lists them):
 # migrate, feed, quarantine, provider, recover, prune. Exit 2: bad usage or configuration;
 # 1: a failure at run time.
-CMD ["node", "--max-semi-space-size=2", "dist/src/cli/main.js", "serve"]
+CMD ["node", "--max-semi-space-size=2", "--max-old-space-size=1024", "dist/src/cli/main.js", "serve"]

@@ -20,7 +20,9 @@
  * that serves HTTP may have a second door, app.ts, for its Express app only, so that what
  * imports the module for anything else never loads Express; and a module with settings has
  * config.ts, its configuration sections only, which src/cli/config.ts composes; the receiver's
- * data contract and signature check have doors of their own (contract.ts, signature.ts). Direction
+ * data contract and signature check have doors of their own (contract.ts, signature.ts), and so
+ * has what the running service needs of the platform (scheduled.ts: the scheduled recovery and
+ * its prune steps, without the provider command line and client). Direction
  * rules use `reachable`, so a path through a third module is caught as well as a direct import.
  */
 
@@ -30,9 +32,10 @@ const MODULES = 'receiver|capture|platform|feed|operations';
 /**
  * A module's doors, as a path: index.ts, and app.ts and config.ts where it has them; the
  * receiver also has contract.ts (the data contract) and signature.ts (the platform's signature),
- * which the feed, capture, operations and the tools read without its running parts.
+ * which the feed, capture, operations and the tools read without its running parts; the
+ * platform has scheduled.ts, what `serve` and `prune` need of it.
  */
-const DOOR = `^src/((${MODULES})/(index|app|config)|receiver/(contract|signature))\\.ts$`;
+const DOOR = `^src/((${MODULES})/(index|app|config)|receiver/(contract|signature)|platform/scheduled)\\.ts$`;
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {

@@ -1,6 +1,6 @@
 import type { PruneStep } from '../lib/database/prune-step.ts';
 import { feedAttemptsPruneStep, feedEventsPruneStep } from '../feed/index.ts';
-import { recoveryPruneSteps } from '../platform/index.ts';
+import { recoveryPruneSteps } from '../platform/scheduled.ts';
 import { deliveriesPruneStep, quarantinePruneStep } from '../receiver/index.ts';
 
 /**

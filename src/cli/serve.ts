@@ -7,7 +7,7 @@ import { ConfigError } from '../lib/config/config-error.ts';
 import { loadConfig, type Config } from './config.ts';
 import { metricsRouter } from '../lib/http/metrics-route.ts';
 import { projectDir } from '../lib/project-dir.ts';
-import { startScheduledRecovery } from '../platform/index.ts';
+import { startScheduledRecovery } from '../platform/scheduled.ts';
 import { registerMoneyStateMetrics, startScheduledPrune } from '../operations/index.ts';
 import { PRUNE_STEPS } from './prune-steps.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
@@ -99,7 +99,7 @@ async function serve(
       capture: createCaptureWriter({ dir: config.captureDir, logger, keys }),
     }),
   });
-  const recovery = startScheduledRecovery({
+  const recovery = await startScheduledRecovery({
     config,
     db: database.db,
     logger,

@@ -93,7 +93,7 @@ async function attack(values: {
       {
         script: 'dist/src/cli/main.js',
         args: ['serve'],
-        nodeArgs: ['--max-semi-space-size=2'],
+        nodeArgs: ['--max-semi-space-size=2', '--max-old-space-size=1024'],
         env: {
           PATH: process.env.PATH ?? '/usr/bin:/bin',
           HOME: process.env.HOME ?? '/tmp',
