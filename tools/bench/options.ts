@@ -22,6 +22,8 @@ export interface BenchOptions {
    * one; it is kept, with what the rounds add.
    */
   readonly database: string | undefined;
+  /** Feed endpoints the receiver hands every stored event to (a sink in the bench answers). */
+  readonly feedEndpoints: number;
   /** An admin URL to the Postgres the servers store into. */
   readonly adminDatabaseUrl: string;
 }
@@ -40,6 +42,8 @@ Options:
   --json                print the result as JSON instead of the report
   --profile             the receiver alone, one round under node --cpu-prof
   --database <name>     the receiver stores into this existing, migrated database
+  --feed-endpoints <n>  the receiver's feed hands every event to n endpoints, all POSTing to
+                        a sink in the bench that answers 204 (default 0)
   -h, --help            this text
 
 Environment: BENCH_DATABASE_URL, the Postgres to use (default ${DEFAULT_ADMIN_DATABASE_URL}).`;
@@ -62,6 +66,7 @@ export function benchCommand(
       { flags: '--json' },
       { flags: '--profile' },
       { flags: '--database <name>', parse: plainDatabaseName },
+      { flags: '--feed-endpoints <n>', parse: wholeNumber(16) },
     ],
     run: ({ options }) => run(benchOptions(options, env)),
   };
@@ -75,6 +80,7 @@ function benchOptions(values: OptionValues, env: Record<string, string | undefin
     json: values.json === true,
     profile: values.profile === true,
     database: values.database as string | undefined,
+    feedEndpoints: (values.feedEndpoints as number | undefined) ?? 0,
     adminDatabaseUrl: env.BENCH_DATABASE_URL ?? DEFAULT_ADMIN_DATABASE_URL,
   };
 }

@@ -15,6 +15,8 @@ export interface RunFacts {
   runtime: string;
   /** --profile: the receiver alone under node --cpu-prof. */
   profiled: boolean;
+  /** --feed-endpoints: endpoints the receiver's feed hands every event to. */
+  feedEndpoints: number;
   /** --database: the receiver's database is kept and already held this many deliveries. */
   keptDatabase?: { name: string; deliveries: number };
 }
@@ -24,6 +26,10 @@ export function renderReport(facts: RunFacts, summary: Summary): string {
   const kept = facts.keptDatabase
     ? ` The receiver stores into ${facts.keptDatabase.name}, which held ${count(facts.keptDatabase.deliveries)} deliveries at the start.`
     : '';
+  const endpoints =
+    facts.feedEndpoints > 0
+      ? ` The receiver's feed hands every event to ${facts.feedEndpoints} endpoint(s), each a POST to a sink in the bench.`
+      : '';
   const heading =
     `_${facts.startedAt.toISOString()}, receiver at ${facts.commit}: \`${facts.command}\`: ` +
     (facts.profiled
@@ -34,7 +40,7 @@ export function renderReport(facts: RunFacts, summary: Summary): string {
     `${machine.cpus} x ${machine.cpuModel}, Node ${machine.node}, load average ` +
     `${machine.loadAverage[0].toFixed(2)} at the start and ${machine.loadAverage[1].toFixed(2)} at ` +
     `the end; ${facts.postgres}. Every server runs as \`${facts.runtime}\` ` +
-    `(npm run start:prod's runtime).${kept}_`;
+    `(npm run start:prod's runtime).${kept}${endpoints}_`;
   const servers = table(
     [
       'server',

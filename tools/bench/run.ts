@@ -8,6 +8,7 @@ import { abandonable } from '../common/abandonable.ts';
 import { databaseUrl, withClient } from '../common/postgres.ts';
 import { runTool } from '../common/run-tool.ts';
 import { createCleanup, type Cleanup } from './cleanup.ts';
+import { startFeedSink } from './feed-sink.ts';
 import { createDeliveryPool, FIRST_WEBHOOK_ID } from './deliveries.ts';
 import { buildServers, launchServer, type BenchServer } from './launch.ts';
 import { benchCommand, SERVER_NAMES, type BenchOptions } from './options.ts';
@@ -85,6 +86,13 @@ async function measure(options: BenchOptions, cleanup: Cleanup): Promise<void> {
         );
       }),
     ]);
+    if (options.feedEndpoints > 0) {
+      const sink = await startFeedSink();
+      cleanup.add('feed sink', () => sink.close());
+      const receiver = servers.find((server) => server.name === 'receiver');
+      await receiver?.store?.probe.addFeedEndpoints(options.feedEndpoints, sink.url);
+      log(`feed: ${options.feedEndpoints} endpoint(s) POSTing every event to ${sink.url}`);
+    }
     const rounds = options.profile ? { ...options, rounds: 1 } : options;
     const records = await runRounds({ options: rounds, servers, pool, log });
     const summary = summarise(
@@ -96,6 +104,7 @@ async function measure(options: BenchOptions, cleanup: Cleanup): Promise<void> {
 
     const facts: RunFacts = {
       startedAt,
+      feedEndpoints: options.feedEndpoints,
       commit: describeCommit(),
       command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
       rounds: rounds.rounds,

@@ -30,10 +30,18 @@ export async function listBenchDatabases(adminUrl: string): Promise<string[]> {
   });
 }
 
+/**
+ * Rows the migrations or an operator made, which the receiver reads as settings: emptied, the
+ * feed would have no notification key and no endpoints.
+ */
+const SETTINGS_TABLES = ['feed_endpoints', 'feed_notification_key', 'feed_relay_control'];
+
 export interface StoreProbe {
   count(table: string): Promise<number>;
-  /** Every table but the migration bookkeeping, emptied; then a CHECKPOINT. */
+  /** Every table but the migration bookkeeping and settings, emptied; then a CHECKPOINT. */
   truncateAll(): Promise<void>;
+  /** `count` feed endpoints (every event type) POSTing to `url`, for --feed-endpoints. */
+  addFeedEndpoints(count: number, url: string): Promise<void>;
   /** A CHECKPOINT: the next round does not pay for the writes of this one. */
   checkpoint(): Promise<void>;
   close(): Promise<void>;
@@ -54,9 +62,23 @@ export async function openStoreProbe(url: string): Promise<StoreProbe> {
       const tables = await client.query<{ tablename: string }>(
         "SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename NOT LIKE 'kysely\\_%'",
       );
-      const names = tables.rows.map((row) => `"${row.tablename}"`).join(', ');
+      const names = tables.rows
+        .filter((row) => !SETTINGS_TABLES.includes(row.tablename))
+        .map((row) => `"${row.tablename}"`)
+        .join(', ');
       if (names !== '') await client.query(`TRUNCATE ${names}`);
+      // The feed starts again from position 1: every endpoint's cursor with it.
+      await client.query('UPDATE feed_endpoints SET fanned_through = 0');
       await checkpoint();
+    },
+    addFeedEndpoints: async (count, url) => {
+      for (let n = 1; n <= count; n += 1) {
+        await client.query(
+          `INSERT INTO feed_endpoints (name, kind, target, types, secrets)
+           VALUES ($1, 'http', $2, '{*}', ARRAY[$3])`,
+          [`bench-${n}`, url, `whsec_${randomBytes(32).toString('base64')}`],
+        );
+      }
     },
     checkpoint,
     close: () => client.end(),

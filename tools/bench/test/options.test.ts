@@ -41,6 +41,7 @@ describe('parseOptions', () => {
       json: false,
       profile: false,
       database: undefined,
+      feedEndpoints: 0,
       adminDatabaseUrl: DEFAULT_ADMIN_DATABASE_URL,
     });
   });
@@ -53,6 +54,7 @@ describe('parseOptions', () => {
       ),
     ).toMatchObject({ rounds: 7, duration: 3, connections: 8, json: true, database: 'bench_2m' });
     expect(await parseOptions(['--profile'], {})).toMatchObject({ profile: true });
+    expect(await parseOptions(['--feed-endpoints', '4'], {})).toMatchObject({ feedEndpoints: 4 });
   });
 
   it('when BENCH_DATABASE_URL is set, then it is the admin URL', async () => {
@@ -68,6 +70,7 @@ describe('parseOptions', () => {
       ['--duration', 'ten'],
       ['--warmup', '3'],
       ['--database', 'a;b'],
+      ['--feed-endpoints', '17'],
     ]) {
       // The message, not the help after it (which lists every flag) is what names it.
       const error = await parseOptions(argv, {}).catch((thrown: unknown) => thrown);

@@ -14,6 +14,7 @@ const FACTS: RunFacts = {
   postgres: 'Postgres 15.20 (synchronous_commit=on, fsync=on)',
   runtime: 'MALLOC_ARENA_MAX=2 node --max-semi-space-size=2',
   profiled: false,
+  feedEndpoints: 0,
 };
 
 function record(server: RoundRecord['server'], round: number, rate: number): RoundRecord {
@@ -70,5 +71,13 @@ describe('renderReport', () => {
     const report = renderReport({ ...FACTS, rounds: 1, profiled: true }, summary);
     expect(report).toContain('under node --cpu-prof');
     expect(report).not.toContain('Targets');
+  });
+
+  it('when the feed had endpoints, then the heading says how many', () => {
+    const summary = summarise([record('receiver', 1, 2000)], { receiver: 84.9e6 });
+    expect(renderReport(FACTS, summary)).not.toContain('endpoint');
+    expect(renderReport({ ...FACTS, feedEndpoints: 4 }, summary)).toContain(
+      "The receiver's feed hands every event to 4 endpoint(s), each a POST to a sink in the bench.",
+    );
   });
 });
