@@ -54,6 +54,9 @@ export async function addEndpointCommand(
       '--credentials-file is for a broker (nats, rabbitmq); an http endpoint is verified by its signature',
     );
   }
+  if (kind === 'rabbitmq' && credentialsFile !== undefined && options.user === undefined) {
+    throw new UsageError('a rabbitmq endpoint with --credentials-file needs --user NAME');
+  }
   const credentials = credentialsFile === undefined ? null : await readCredentials(credentialsFile);
 
   const start = await resolveStartPosition(db, (options.start as string | undefined) ?? 'now');

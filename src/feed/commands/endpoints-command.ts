@@ -25,11 +25,11 @@ const ROWS = {
     [
       'endpoints add <name> (--url URL | --nats URL --subject PREFIX [--stream NAME] | --rabbitmq URL --exchange NAME) --types LIST',
       [
-        '[--secret whsec_…] [--credentials-file PATH] [--rate N/s] [--timeout-ms N]',
+        '[--secret whsec_…] [--user NAME --credentials-file PATH] [--rate N/s] [--timeout-ms N]',
         '[--concurrency N] [--max-age-ms N] [--start now|<position>|<ISO time>] [--disabled]',
         'a new endpoint. --types: exact types, prefix.* or * (comma-separated). URLs:',
         'https, or http to 127.0.0.1/localhost/[::1]; never a user or password (a',
-        "broker's password goes in --credentials-file). Without --secret, one is made",
+        "broker's user in --user, its password (or a NATS token, without --user) in\n--credentials-file). Without --secret, one is made",
         'and printed this once. --start (default now): it gets the events after that',
         'position (a time: the events created from then on); never beyond the last one',
       ].join('\n'),
@@ -102,6 +102,7 @@ export function endpointsCommand({ io, withDatabase }: OperatorDeps): CommandDes
           { flags: '--stream <name>' },
           { flags: '--rabbitmq <url>' },
           { flags: '--exchange <name>' },
+          { flags: '--user <name>' },
           SECRET_OPTION,
           ...SETTING_OPTIONS,
           { flags: '--start <start>' },

@@ -55,7 +55,7 @@ const EXCHANGE = /^[A-Za-z0-9_.:-]{1,255}$/;
 /** The broker settings an endpoint of `kind` needs (feed_endpoints.options), or the problems. */
 export function brokerOptions(
   kind: EndpointKind,
-  given: { subject?: string; stream?: string; exchange?: string },
+  given: { subject?: string; stream?: string; exchange?: string; user?: string },
 ): { options: Record<string, string> } | { problems: string[] } {
   const problems: string[] = [];
   const misplaced = (flag: string, value: string | undefined, allowed: boolean) => {
@@ -87,5 +87,14 @@ export function brokerOptions(
       problems.push('--exchange: letters, digits, _ - . and :, up to 255');
     } else options.exchange = given.exchange;
   }
+  if (given.user !== undefined) {
+    if (kind === 'http') problems.push('--user is for a broker (nats, rabbitmq)');
+    else if (!BROKER_USER.test(given.user))
+      problems.push('--user: up to 128 printable characters, no spaces');
+    else options.user = given.user;
+  }
   return problems.length > 0 ? { problems } : { options };
 }
+
+/** A broker's user name (kept in options, shown by `show`; its password is the credentials). */
+const BROKER_USER = /^[!-~]{1,128}$/;

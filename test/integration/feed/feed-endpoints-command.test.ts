@@ -146,6 +146,16 @@ describe('feed endpoints add', () => {
       'needs --exchange',
     ],
     [
+      'a rabbitmq password without its user',
+      `--rabbitmq amqp://127.0.0.1 --exchange feed --types * --credentials-file ${'/dev/null'}`,
+      'needs --user',
+    ],
+    [
+      'a user for an http endpoint',
+      '--url https://a.example --user u --types *',
+      '--user is for a broker',
+    ],
+    [
       'an exchange for an http endpoint',
       '--url https://a.example --exchange x --types *',
       'for a rabbitmq endpoint',
@@ -198,7 +208,7 @@ describe('feed endpoints list and show', () => {
     );
     await feed(`endpoints rotate-secret ledger --secret ${OTHER_SECRET}`);
     await feed(
-      `endpoints add rabbit --rabbitmq amqps://mq.example --exchange feed --types * --credentials-file ${file}`,
+      `endpoints add rabbit --rabbitmq amqps://mq.example --exchange feed --types * --user feeder --credentials-file ${file}`,
     );
     const stored = await endpoint('rabbit');
 
@@ -221,6 +231,7 @@ describe('feed endpoints list and show', () => {
     );
     const rabbit = await feed('endpoints show rabbit');
     expect(rabbit.out).toMatch(/^exchange: +feed$/m);
+    expect(stored!.options).toEqual({ exchange: 'feed', user: 'feeder' });
     expect(rabbit.out).toMatch(/^credentials: +set$/m);
 
     const printed = [list, show, rabbit].map((r) => `${r.out}\n${r.err}`).join('\n');
