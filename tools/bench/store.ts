@@ -68,7 +68,9 @@ export async function openStoreProbe(url: string): Promise<StoreProbe> {
         .join(', ');
       if (names !== '') await client.query(`TRUNCATE ${names}`);
       // The feed starts again from position 1: every endpoint's cursor with it.
-      await client.query('UPDATE feed_endpoints SET fanned_through = 0');
+      if (tables.rows.some((row) => row.tablename === 'feed_endpoints')) {
+        await client.query('UPDATE feed_endpoints SET fanned_through = 0');
+      }
       await checkpoint();
     },
     addFeedEndpoints: async (count, url) => {
