@@ -4,8 +4,12 @@ import {
 } from '../../src/platform/client/provider-client.ts';
 import type { Db } from '../../src/lib/database/database.ts';
 import { PUBLIC_KEY_PATH } from '../../src/lib/platform-key.ts';
+import { postBytes } from '../../tools/common/post-delivery.ts';
+import { signBody } from '../../tools/common/signing.ts';
 import { CREDENTIALS, subscribe, type TestSandbox } from '../../tools/sandbox/test/support.ts';
 import { startReceiver } from '../../tools/sandbox/test/receiver.ts';
+import { deliveryHeaders } from '../../tools/sandbox/webhooks/attempt-delivery.ts';
+import { freshWebhookId } from './deliveries.ts';
 
 /** The shared secret the sandbox's subscriptions carry and the test receiver accepts. */
 export const SUBSCRIPTION_SECRET = 'Basic cmVjb3Zlcnktc2VjcmV0';
@@ -61,4 +65,25 @@ export async function paymentStoredThroughSandbox(
   } finally {
     await receiver.close();
   }
+}
+
+/**
+ * One delivery as the platform sends it to the receiver at `receiverUrl` (a real socket): `body`
+ * as given, signed with the sandbox's key of the moment, with the subscriptions' secret. Its
+ * answer's status (200 stored, 400 quarantined).
+ */
+export async function deliverSigned(
+  receiverUrl: string,
+  sandbox: Pick<TestSandbox, 'keys'>,
+  eventName: string,
+  body: string,
+): Promise<number> {
+  const bytes = Buffer.from(body, 'utf8');
+  const signature = signBody(bytes, sandbox.keys.current().privateKey);
+  const answer = await postBytes(new URL(`/webhooks/${eventName}`, receiverUrl), {
+    headers: deliveryHeaders(freshWebhookId(), signature, SUBSCRIPTION_SECRET),
+    body: bytes,
+    timeoutMs: 5000,
+  });
+  return answer.status;
 }

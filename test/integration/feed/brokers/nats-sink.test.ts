@@ -1,10 +1,11 @@
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createNatsSink, type NatsSinkOptions } from '../../../../src/feed/sinks/nats-sink.ts';
 import type { Sink } from '../../../../src/feed/sinks/sink.ts';
 import { startTcpProxy } from '../../../../tools/common/tcp-proxy.ts';
 import { feedMessage, resendFailed, sendStream } from '../../../support/broker-messages.ts';
+import { readStream } from '../../../support/nats-stream.ts';
 import { startNatsServer, type TestNatsServer } from '../../../support/nats-server.ts';
 
 /**
@@ -57,31 +58,10 @@ async function client(url = server.url) {
   return nc;
 }
 
-/** Every message of `stream`, read by an ordered JetStream consumer from the start. */
-async function readStream(stream: string) {
-  const nc = await client();
-  const total = (await (await jetstreamManager(nc)).streams.info(stream)).state.messages;
-  if (total === 0) return [];
-  const consumer = await jetstream(nc).consumers.get(stream);
-  const messages = [];
-  for await (const message of await consumer.fetch({ max_messages: total, expires: 5000 })) {
-    messages.push({
-      subject: message.subject,
-      seq: message.seq,
-      headers: Object.fromEntries(
-        (message.headers?.keys() ?? []).map((key) => [key, message.headers?.get(key)]),
-      ),
-      body: message.string(),
-    });
-    if (messages.length === total) break;
-  }
-  return messages;
-}
-
 /** The ids (`Nats-Msg-Id`) in the stream, each with the number of copies stored. */
 async function idsInStream(stream: string) {
   const counts = new Map<string, number>();
-  for (const message of await readStream(stream)) {
+  for (const message of await readStream(await client(), stream)) {
     const id = String(message.headers['Nats-Msg-Id']);
     counts.set(id, (counts.get(id) ?? 0) + 1);
   }
@@ -104,7 +84,7 @@ describe('the NATS JetStream sink', () => {
       excerpt: JSON.stringify({ stream, seq: 1, duplicate: true }),
     });
 
-    const stored = await readStream(stream);
+    const stored = await readStream(await client(), stream);
     expect(stored).toEqual(
       [first, second].map((message, index) => ({
         subject: `${prefix}.${message.type}`,
