@@ -88,7 +88,10 @@ async function measure(options: BenchOptions, cleanup: Cleanup): Promise<void> {
     ]);
     if (options.feedEndpoints > 0) {
       const sink = await startFeedSink();
-      cleanup.add('feed sink', () => sink.close());
+      cleanup.add('feed sink', async () => {
+        log(`feed sink: ${sink.received()} POSTs received in all`);
+        await sink.close();
+      });
       const receiver = servers.find((server) => server.name === 'receiver');
       await receiver?.store?.probe.addFeedEndpoints(options.feedEndpoints, sink.url);
       log(`feed: ${options.feedEndpoints} endpoint(s) POSTing every event to ${sink.url}`);
