@@ -59,6 +59,16 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/**
+ * Each event with its state at the endpoint FEED_HTTP_URL declares (`configured`, the one the
+ * chain's receivers push to): pending until its row is fanned out, then that row's state.
+ */
+const CONFIGURED_STATE = `coalesce(x.state, 'pending') AS "relayState",
+    coalesce(x.attempts, 0) AS attempts
+  FROM feed_events e
+  LEFT JOIN feed_endpoint_events x ON x.event_id = e.id
+    AND x.endpoint_id = (SELECT id FROM feed_endpoints WHERE name = 'configured')`;
+
 export function openStore(url: string): Store {
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   const rows = async <T extends pg.QueryResultRow>(text: string) =>
@@ -80,8 +90,8 @@ export function openStore(url: string): Store {
         ),
         Promise.all(TYPED_TABLES.map(businessRows)),
         rows<FeedEventRow>(
-          `SELECT id::text, event_name AS "eventName", business_key AS "businessKey",
-             relay_state AS "relayState", attempts FROM feed_events`,
+          `SELECT e.id::text, e.event_name AS "eventName", e.business_key AS "businessKey",
+             ${CONFIGURED_STATE}`,
         ),
         count('quarantined_deliveries'),
         count('conflicts'),
@@ -100,8 +110,9 @@ export function openStore(url: string): Store {
       ),
     feedProgress: async () => {
       const [row] = await rows<{ total: string; unsent: string; dead: string }>(
-        `SELECT count(*) AS total, count(*) FILTER (WHERE relay_state <> 'sent') AS unsent,
-           count(*) FILTER (WHERE relay_state = 'dead') AS dead FROM feed_events`,
+        `SELECT count(*) AS total, count(*) FILTER (WHERE "relayState" <> 'sent') AS unsent,
+           count(*) FILTER (WHERE "relayState" = 'dead') AS dead
+         FROM (SELECT ${CONFIGURED_STATE}) AS events`,
       );
       return {
         total: Number(row?.total ?? 0),
@@ -112,7 +123,11 @@ export function openStore(url: string): Store {
     clear: async () => {
       const typed = TYPED_TABLES.map((entry) => entry.table);
       const tables = ['webhook_deliveries', ...typed, 'conflicts', 'quarantined_deliveries'];
-      await pool.query(`TRUNCATE ${tables.join(', ')}, feed_events CASCADE`);
+      await pool.query(
+        `TRUNCATE ${tables.join(', ')}, feed_events, feed_endpoint_events, feed_attempts CASCADE`,
+      );
+      // Positions start again from 1: so does every endpoint's fan-out.
+      await pool.query('UPDATE feed_endpoints SET fanned_through = 0');
     },
     close: () => pool.end(),
   };

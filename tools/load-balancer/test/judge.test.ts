@@ -55,9 +55,37 @@ describe("the load-balancer proof's storage judge", () => {
         'every payment and rejection stored exactly once by its key, in its table, with its Webhookid',
       ]);
 
+      // The feed's state is read at the endpoint FEED_HTTP_URL declares: pending until its row
+      // says otherwise (sent, dead).
+      const events = stored.feedEvents.length;
+      expect(events).toBe(12);
+      expect(await store.feedProgress()).toEqual({ total: events, unsent: events, dead: 0 });
+      await bed.database.query(
+        `INSERT INTO feed_endpoint_events (endpoint_id, position, event_id, type, event_name,
+           business_key, state, attempts)
+         SELECT (SELECT id FROM feed_endpoints WHERE name = 'configured'), row_number() OVER (ORDER BY id),
+           id, type, event_name, business_key, CASE WHEN id = (SELECT min(id) FROM feed_events)
+             THEN 'dead' ELSE 'sent' END, 1
+         FROM feed_events`,
+      );
+      await bed.database.query(`UPDATE feed_endpoints SET fanned_through = 12`);
+      expect(await store.feedProgress()).toEqual({ total: events, unsent: 1, dead: 1 });
+      expect((await store.read()).feedEvents.map((e) => e.relayState).sort()).toEqual([
+        'dead',
+        ...Array<string>(11).fill('sent'),
+      ]);
+
       await store.clear();
       expect((await store.read()).deliveries.size).toBe(0);
       expect(await store.feedProgress()).toEqual({ total: 0, unsent: 0, dead: 0 });
+      expect(
+        await bed.database.query('SELECT count(*)::int AS n FROM feed_endpoint_events'),
+      ).toEqual([{ n: 0 }]);
+      expect(
+        await bed.database.query(
+          "SELECT fanned_through::int AS f FROM feed_endpoints WHERE name = 'configured'",
+        ),
+      ).toEqual([{ f: 0 }]);
     } finally {
       await store.close();
     }
