@@ -1,6 +1,7 @@
 /**
  * npm run sandbox -- [options]            (see docs/sandbox.md, or --help)
  * npm run sandbox -- simulate [options]   (a planned batch to a receiver; docs/tools.md)
+ * npm run sandbox -- trigger <event>       (one thing, delivered by a running sandbox)
  *
  * Wires the sandbox: options, the signing key, the state (and its file), the server; prints the
  * credentials and URLs. With --demo plays a day against a running receiver and exits with 0 when
@@ -26,6 +27,8 @@ import { checkSimulation } from './simulate/summary.ts';
 import { createStateSaver, loadState } from './state/state-file.ts';
 import { createStore } from './state/store.ts';
 import { emptyState } from './state/types.ts';
+import { TRIGGER_OPTIONS, TRIGGER_USAGE, triggerOptions } from './trigger/options.ts';
+import { runTrigger } from './trigger/trigger.ts';
 import { runTool, toolIo } from '../common/run-tool.ts';
 
 const DIALECT_LINES: Record<Dialect, string> = {
@@ -118,6 +121,14 @@ await runTool(
             ),
             simulateOptions(options),
           ),
+      },
+      {
+        name: 'trigger',
+        help: TRIGGER_USAGE,
+        arguments: ['<event>'],
+        options: TRIGGER_OPTIONS,
+        run: ({ args: [event], options }) =>
+          runTrigger(triggerOptions(event ?? '', options, process.env), print),
       },
     ],
   },

@@ -36,6 +36,29 @@ describe('npm run sandbox (the process)', () => {
     expect(bad.stderr).toContain('SANDBOX_MACCOUNT: must be 16 digits');
   });
 
+  it('when trigger is asked for --help, then it lists the events and exits 0; with no sandbox there, exits 2 in one line', () => {
+    const help = spawnSync(TSX, [MAIN, 'trigger', '--help'], {
+      encoding: 'utf8',
+      env: sandboxEnv(),
+      timeout: 30_000,
+    });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('refund-settlement');
+    const nowhere = spawnSync(
+      TSX,
+      [MAIN, 'trigger', 'npp-payment', '--sandbox', 'http://127.0.0.1:1'],
+      {
+        encoding: 'utf8',
+        env: sandboxEnv(),
+        timeout: 30_000,
+      },
+    );
+    expect(nowhere.status).toBe(2);
+    expect(nowhere.stderr.trim()).toBe(
+      'no sandbox at http://127.0.0.1:1: start one with npm run sandbox (or give --sandbox <url>)',
+    );
+  });
+
   it('when started with --state, then it prints its URL and credentials, serves, and saves the state when stopped', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'sandbox-main-'));
     dirs.push(dir);
