@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sandboxClient } from '../core/client.ts';
+import { runCommandLine } from '../../../src/cli/command-line.ts';
 import { DEFAULT_API_KEY } from '../cli-options.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../main.ts');
@@ -59,7 +60,7 @@ describe('npm run sandbox (the process)', () => {
     );
   });
 
-  it('when started with --state, then it prints its URL and credentials, serves, and saves the state when stopped', async () => {
+  it('when started with --state, then it prints its URL, credentials and the PROVIDER_* lines (which, pasted, let the CLI subscribe an http loopback receiver), serves, and saves the state when stopped', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'sandbox-main-'));
     dirs.push(dir);
     const stateFile = path.join(dir, 'state.json');
@@ -82,6 +83,33 @@ describe('npm run sandbox (the process)', () => {
         });
       });
       expect(output).toContain(`API key ${DEFAULT_API_KEY}`);
+      // The lines it prints for the command line, pasted as they are, reach it.
+      const pasted = Object.fromEntries(
+        [...output.matchAll(/^ {2}((?:PROVIDER|SIGNING_KEY)_\w+)=(\S+)$/gm)].map((m) => [
+          m[1]!,
+          m[2]!,
+        ]),
+      );
+      expect(pasted).toEqual({
+        PROVIDER_ENV: 'local',
+        PROVIDER_BASE_URL: url,
+        PROVIDER_AUTH_URL: url,
+        PROVIDER_API_KEY: DEFAULT_API_KEY,
+        PROVIDER_MACCOUNT: '6279059700000001',
+        SIGNING_KEY_URL: `${url}/public/v1/certificate/public-key`,
+        SIGNING_KEY_ALLOW_HTTP: 'true',
+      });
+      const target = 'http://127.0.0.1:3000/webhooks/NPPReceivePayment';
+      const subscribed = await runCommandLine(
+        ['provider', 'subscriptions', '--event', 'NPPReceivePayment', '--target-url', target],
+        {
+          env: { ...pasted, LOG_LEVEL: 'silent' },
+          out: () => {},
+          err: () => {},
+          projectDir: dir,
+        },
+      );
+      expect(subscribed).toBe(0);
       const call = sandboxClient(url, DEFAULT_API_KEY);
       const wallet = await call('POST', '/sandbox/wallets', {
         body: { name: 'Jane', email: 'j@x.com', mobile: '0412345678' },
@@ -94,8 +122,10 @@ describe('npm run sandbox (the process)', () => {
       expect(existsSync(path.join(dir, 'key.pem'))).toBe(true);
       const saved = JSON.parse(readFileSync(stateFile, 'utf8')) as {
         wallets: { accountNumber: string }[];
+        subscriptions: { targetUrl: string }[];
       };
       expect(saved.wallets.map((w) => w.accountNumber)).toEqual([wallet.body.accountNumber]);
+      expect(saved.subscriptions.map((s) => s.targetUrl)).toEqual([target]);
     } finally {
       child.kill('SIGKILL');
     }
