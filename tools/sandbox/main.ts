@@ -29,6 +29,7 @@ import { createStore } from './state/store.ts';
 import { emptyState } from './state/types.ts';
 import { TRIGGER_OPTIONS, TRIGGER_USAGE, triggerOptions } from './trigger/options.ts';
 import { runTrigger } from './trigger/trigger.ts';
+import { listenProblem } from '../common/listen-error.ts';
 import { runTool, toolIo } from '../common/run-tool.ts';
 
 const print = (line: string) => toolIo.out(line);
@@ -58,7 +59,10 @@ async function runSandbox(options: CliOptions, batch?: SimulateCliOptions): Prom
     ? createStateSaver(options.stateFile, () => store.state)
     : undefined;
   if (saver) store.onChange(() => saver.schedule());
-  const server = await sandbox.listen(options.port, options.host);
+  const server = await sandbox.listen(options.port, options.host).catch((error: unknown) => {
+    sandbox.close();
+    throw listenProblem(error, options.port, '--port', 'SANDBOX_PORT');
+  });
   for (const line of startBanner(server.url, options, keys.fingerprint(), keys.origin)) print(line);
 
   const stop = async () => {

@@ -1,6 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sandboxClient } from '../core/client.ts';
@@ -36,6 +38,31 @@ describe('npm run sandbox (the process)', () => {
     expect(bad.stderr).toContain('SANDBOX_PORT');
     expect(bad.stderr).toContain('SANDBOX_MACCOUNT: must be 16 digits');
   });
+
+  it.each([
+    ['npm run sandbox', []],
+    ['npm run sandbox -- simulate', ['simulate']],
+  ])(
+    'when the --port of %s is taken, then it exits 2 in one line naming --port',
+    async (_, command: string[]) => {
+      const blocker = createServer().listen(0, '127.0.0.1');
+      await new Promise((resolve) => blocker.once('listening', resolve));
+      const { port } = blocker.address() as AddressInfo;
+      try {
+        const run = spawnSync(TSX, [MAIN, ...command, '--port', String(port)], {
+          encoding: 'utf8',
+          env: sandboxEnv(),
+          timeout: 30_000,
+        });
+        expect(run.status, run.stderr).toBe(2);
+        expect(run.stderr.trim()).toBe(
+          `--port ${port} is in use: choose another with --port (or SANDBOX_PORT)`,
+        );
+      } finally {
+        blocker.close();
+      }
+    },
+  );
 
   it('when trigger is asked for --help, then it lists the events and exits 0; with no sandbox there, exits 2 in one line', () => {
     const help = spawnSync(TSX, [MAIN, 'trigger', '--help'], {
