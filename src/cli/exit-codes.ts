@@ -1,4 +1,5 @@
 import { ConfigError } from '../lib/config/config-error.ts';
+import { DatabaseStartError } from '../lib/database/database-start-error.ts';
 import { SchemaBehindError } from '../lib/database/migrator.ts';
 import { NotDone, UsageError } from '../lib/command-line/errors.ts';
 
@@ -9,7 +10,8 @@ import { NotDone, UsageError } from '../lib/command-line/errors.ts';
  *   1  a failure at run time: the work could not be done, or not all of it (the database or the
  *      platform unreachable, a run that stopped early, a row not found); running it again may help
  *   2  bad usage or configuration: the words of the call, a variable, the schema behind the
- *      release; nothing ran, and running it again unchanged will not help
+ *      release, a DATABASE_URL naming a database that does not exist or credentials it refuses;
+ *      nothing ran, and running it again unchanged will not help
  *
  * No command chooses a number: it returns (done; `serve` returns 'serving' and lives on until a
  * signal), or throws a UsageError (2), a configuration error (ConfigError, a database that lacks
@@ -29,6 +31,13 @@ function failureOf(error: unknown, failedTo: string): { code: ExitCode; text: st
   // A configuration fault names the variable and needs no stack trace.
   if (error instanceof ConfigError || error instanceof SchemaBehindError) {
     return { code: EXIT_USAGE, text: error.message };
+  }
+  // DATABASE_URL's database at start: one line; missing (2) or not answering (1).
+  if (error instanceof DatabaseStartError) {
+    return {
+      code: error.kind === 'configuration' ? EXIT_USAGE : EXIT_FAILURE,
+      text: error.message,
+    };
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   return { code: EXIT_FAILURE, text: `${failedTo}: ${detail}` };

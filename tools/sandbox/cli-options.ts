@@ -10,6 +10,8 @@ import { DEFAULT_DIALECT, DIALECTS, type Dialect } from './core/dialect.ts';
 export const USAGE = `usage: npm run sandbox -- [options]   (an offline stand-in for the platform; docs/sandbox.md)
        npm run sandbox -- simulate [options]   (a planned batch of deliveries straight to a
                       receiver: every payload variant, forgeries, redeliveries; simulate --help)
+       npm run sandbox -- trigger <event> [options]   (a running sandbox makes one payment,
+                      receipt, rejection or refund settlement and delivers it; trigger --help)
   --port <n>          listen port (env SANDBOX_PORT, default 8787)
   --host <addr>       listen address (env SANDBOX_HOST, default 127.0.0.1)
   --state <file>      load the state from this JSON file if it exists, save every change to it

@@ -1,6 +1,7 @@
 /**
  * npm run sandbox -- [options]            (see docs/sandbox.md, or --help)
  * npm run sandbox -- simulate [options]   (a planned batch to a receiver; docs/tools.md)
+ * npm run sandbox -- trigger <event>       (one thing, delivered by a running sandbox)
  *
  * Wires the sandbox: options, the signing key, the state (and its file), the server; prints the
  * credentials and URLs. With --demo plays a day against a running receiver and exits with 0 when
@@ -9,10 +10,10 @@
  * none that should have been accepted was lost and no forgery was accepted, 1 otherwise; 2 on
  * bad usage (tools/common/run-tool.ts).
  */
+import { startBanner } from './banner.ts';
 import { createSandboxClock } from './core/clock.ts';
 import { SANDBOX_OPTIONS, sandboxOptions, USAGE, type CliOptions } from './cli-options.ts';
 import { runDemo } from './demo/run-demo.ts';
-import type { Dialect } from './core/dialect.ts';
 import { createSandboxKeys } from './core/keys.ts';
 import { createSandbox } from './sandbox.ts';
 import { runSimulateCommand } from './simulate/command.ts';
@@ -26,13 +27,10 @@ import { checkSimulation } from './simulate/summary.ts';
 import { createStateSaver, loadState } from './state/state-file.ts';
 import { createStore } from './state/store.ts';
 import { emptyState } from './state/types.ts';
+import { TRIGGER_OPTIONS, TRIGGER_USAGE, triggerOptions } from './trigger/options.ts';
+import { runTrigger } from './trigger/trigger.ts';
+import { listenProblem } from '../common/listen-error.ts';
 import { runTool, toolIo } from '../common/run-tool.ts';
-
-const DIALECT_LINES: Record<Dialect, string> = {
-  any: 'any (every variant of every request accepted)',
-  interface: "interface (only the interface document's requests)",
-  public: "public (only the public reference's requests)",
-};
 
 const print = (line: string) => toolIo.out(line);
 
@@ -61,22 +59,11 @@ async function runSandbox(options: CliOptions, batch?: SimulateCliOptions): Prom
     ? createStateSaver(options.stateFile, () => store.state)
     : undefined;
   if (saver) store.onChange(() => saver.schedule());
-  const server = await sandbox.listen(options.port, options.host);
-  const basic = Buffer.from(`${options.apiKey}:`).toString('base64');
-  print(`sandbox: ${server.url}   (the platform's {base_url} and {auth_url})`);
-  print(
-    `  mAccount ${options.mAccount}, API key ${options.apiKey}  (SANDBOX_MACCOUNT, SANDBOX_API_KEY)`,
-  );
-  print(`  API calls: Authorization: Basic ${basic}   token: POST /au/security/oauth-v1/Token`);
-  print(`  signing key: ${keys.origin}, fingerprint ${keys.fingerprint().slice(0, 16)}...`);
-  print(
-    `  receiver: SIGNING_KEY_URL=${server.url}/public/v1/certificate/public-key SIGNING_KEY_ALLOW_HTTP=true`,
-  );
-  print(
-    `  state: ${options.stateFile ?? 'in memory'}; webhook retry after ${options.retryDelayMs} ms`,
-  );
-  print(`  dialect: ${DIALECT_LINES[options.dialect]}  (--dialect, SANDBOX_DIALECT)`);
-  if (options.bare400) print('  400 answers carry no body (--bare-400)');
+  const server = await sandbox.listen(options.port, options.host).catch((error: unknown) => {
+    sandbox.close();
+    throw listenProblem(error, options.port, '--port', 'SANDBOX_PORT');
+  });
+  for (const line of startBanner(server.url, options, keys.fingerprint(), keys.origin)) print(line);
 
   const stop = async () => {
     sandbox.close();
@@ -118,6 +105,14 @@ await runTool(
             ),
             simulateOptions(options),
           ),
+      },
+      {
+        name: 'trigger',
+        help: TRIGGER_USAGE,
+        arguments: ['<event>'],
+        options: TRIGGER_OPTIONS,
+        run: ({ args: [event], options }) =>
+          runTrigger(triggerOptions(event ?? '', options, process.env), print),
       },
     ],
   },

@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.ts';
 import type pg from 'pg';
 import { createDatabaseWithPool, type Db } from './database.ts';
+import { checkDatabaseAnswers } from './database-start-error.ts';
 import { resolveEmbeddedDataDir, startEmbeddedPostgres } from './embedded-postgres.ts';
 import type { DatabaseConfig } from './settings.ts';
 
@@ -44,6 +45,17 @@ export async function openDatabase(
     statementTimeoutMs: config.databaseStatementTimeoutMs,
     onIdleClientError: (error) => logger.warn({ err: error }, 'database connection lost'),
   });
+  // DATABASE_URL's database must answer before anything else is tried: a missing or unreachable
+  // one is one line naming the variable (database-start-error.ts), not the stack of the first
+  // query. The embedded one was just started and answered.
+  if (config.databaseUrl) {
+    try {
+      await checkDatabaseAnswers(db, url);
+    } catch (error) {
+      await db.destroy();
+      throw error;
+    }
+  }
   return {
     db,
     pool,

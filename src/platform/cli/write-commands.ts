@@ -56,7 +56,10 @@ export const subscriptions: Command = {
     "Subscribes this receiver to an event. The subscription's security token (echoed in Authorisation on every callback: put the same value in WEBHOOK_SECRETS) is read from SUBSCRIPTION_SECURITY_TOKEN.",
   options: {
     event: { type: 'string', help: 'event name, e.g. NPPReceivePayment, required' },
-    'target-url': { type: 'string', help: 'https://<host>/webhooks/<event>, required' },
+    'target-url': {
+      type: 'string',
+      help: 'https://<host>/webhooks/<event>, required; http://127.0.0.1:<port>/… too when the platform is local (PROVIDER_ENV=local)',
+    },
     off: { type: 'boolean', help: 'create it switched off' },
   },
   run: ({ client, env }, values) =>

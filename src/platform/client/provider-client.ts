@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Logger } from '../../lib/logger.ts';
+import { worldOf } from '../../lib/platform-location.ts';
 import {
   createDialectMemory,
   inEitherDialect,
@@ -17,6 +18,7 @@ import { checkRequest } from './requests/rules.ts';
 import {
   createSubscriptionRequest,
   deliveryReportRequest,
+  localCreateSubscriptionRequest,
   resendRequest,
   type CreateSubscriptionRequest,
   type DeliveryReportRequest,
@@ -73,6 +75,8 @@ export type ProviderClient = ReturnType<typeof createProviderClient>;
 
 export function createProviderClient(options: ProviderClientOptions) {
   const now = options.now ?? Date.now;
+  // The sandbox on this machine (PROVIDER_ENV=local): it can deliver to a receiver here over http.
+  const platformIsLocal = worldOf(options.baseUrl) === 'local';
   const common = {
     ...options,
     retry: options.retry ?? DEFAULT_RETRY_POLICY,
@@ -245,7 +249,7 @@ export function createProviderClient(options: ProviderClientOptions) {
     async createSubscription(request: CreateSubscriptionRequest) {
       const body = checkRequest(
         ENDPOINTS.createSubscription.name,
-        createSubscriptionRequest,
+        platformIsLocal ? localCreateSubscriptionRequest : createSubscriptionRequest,
         request,
       );
       return send(ENDPOINTS.createSubscription, createSubscriptionResponse, {

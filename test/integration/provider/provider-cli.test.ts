@@ -45,6 +45,27 @@ describe('provider CLI', () => {
     expect(out).not.toMatch(/eyJ/);
   });
 
+  it('when the platform is local, then subscriptions accepts an http target on this machine; never one elsewhere, nor to a remote platform', async () => {
+    const env = await sandboxEnv();
+    const subscribe = (target: string, with_: Record<string, string>) =>
+      cli(['subscriptions', '--event', 'NPPReceivePayment', '--target-url', target], with_);
+    const loopback = await subscribe('http://127.0.0.1:3000/webhooks/NPPReceivePayment', env);
+    expect(loopback.code, loopback.err).toBe(0);
+    expect(JSON.parse(loopback.out)).toMatchObject({ subscriptionStatus: 'On' });
+
+    const elsewhere = await subscribe('http://example.com/webhooks/NPPReceivePayment', env);
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.err).toContain('http to 127.0.0.1, localhost or [::1]');
+    // The platform's own sandbox cannot reach this machine: refused before anything is sent.
+    const remote = await subscribe('http://127.0.0.1:3000/webhooks/NPPReceivePayment', {
+      PROVIDER_ENV: 'sandbox',
+      PROVIDER_API_KEY: 'k',
+      LOG_LEVEL: 'silent',
+    });
+    expect(remote.code).toBe(2);
+    expect(remote.err).toContain('must be an https URL');
+  });
+
   it('when a request breaks the rules, then it exits 2 naming the field and sends nothing', async () => {
     const { code, err } = await cli(
       ['payid-enquiry', '--pay-id', 'not-an-email'],

@@ -31,10 +31,11 @@ export function controlEventRoutes(deps: SandboxDeps): Router {
   router.post('/sandbox/payments', async (req, res) => {
     const body = validate(paymentControlSchema, req.body);
     if (!body.ok) return sendError(res, 400, 'Validation failed', { problems: body.problems });
-    const { event, amount, DateTime, ...chosen } = body.value;
+    const { event, amount, refundAmount, DateTime, ...chosen } = body.value;
     const received = receivePayment(deps, {
       event,
       amountCents: toCents(amount),
+      ...(refundAmount !== undefined && { refundCents: toCents(refundAmount) }),
       ...(DateTime !== undefined && { dateTime: DateTime }),
       chosen: chosen as Fields,
     });

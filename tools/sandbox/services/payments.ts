@@ -28,6 +28,8 @@ type Deps = Pick<SandboxDeps, 'store' | 'clock' | 'notifier'>;
 interface PaymentRequest {
   event: string;
   amountCents: number;
+  /** NPP and PayTo: how much of it went back at once (a refund settled; RefundDetails). */
+  refundCents?: number;
   dateTime?: string;
   /**
    * Fields to put in the body. For InboundDirectCredit, `count` (1-100, default 1) is the number
@@ -55,6 +57,7 @@ export function receivePayment(deps: Deps, input: PaymentRequest): ReceivedPayme
     amountCents: input.amountCents,
     dateTime,
     chosen: input.chosen,
+    ...(input.refundCents !== undefined && { refundCents: input.refundCents }),
   });
   const payment: Payment = {
     kind,
@@ -64,7 +67,7 @@ export function receivePayment(deps: Deps, input: PaymentRequest): ReceivedPayme
     receivedAtMs: now.getTime(),
     stamp: stampOfIso(dateTime) ?? '',
     amountCents: input.amountCents,
-    refundedCents: 0,
+    refundedCents: input.refundCents ?? 0,
     payload,
   };
   if (!store.add('payments', payment)) return undefined;
@@ -97,7 +100,7 @@ function receiveDirectCredits(deps: Deps, input: PaymentRequest): ReceivedPaymen
     receivedAtMs: now.getTime(),
     stamp: stampOfIso(dateTime) ?? '',
     amountCents: input.amountCents,
-    refundedCents: 0,
+    refundedCents: input.refundCents ?? 0,
     payload: record,
   }));
   for (const payment of payments) store.add('payments', payment);

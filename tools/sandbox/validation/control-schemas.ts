@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { contractOf } from '../../../src/receiver/contract.ts';
 import { AFTER_ACTION_ANSWERS } from '../core/after-action.ts';
 import { FAULT_KINDS } from '../core/faults.ts';
-import { AMOUNT_PATTERN } from '../core/money.ts';
+import { AMOUNT_PATTERN, toCents } from '../core/money.ts';
 import {
   BANK_ACCOUNT,
   LEDGER_REFERENCE,
@@ -66,12 +66,26 @@ export const paymentControlSchema = z
         error: `must be a whole number from 1 to ${MAX_DIRECT_CREDITS_PER_BATCH}`,
       })
       .optional(),
+    /** NPP and PayTo: how much went straight back (a refund settled), in RefundDetails. */
+    refundAmount: amount.optional(),
     ...Object.fromEntries(PAYMENT_FIELDS.map((name) => [name, field.optional()])),
   })
   .refine((body) => body.count === undefined || body.event === 'InboundDirectCredit', {
     path: ['count'],
     error: 'is for InboundDirectCredit only (a batch of records)',
-  });
+  })
+  .refine((body) => body.refundAmount === undefined || body.event !== 'InboundDirectCredit', {
+    path: ['refundAmount'],
+    error: 'is for NPPReceivePayment and PayToReceivePayment only (RefundDetails)',
+  })
+  .refine(
+    (body) =>
+      body.refundAmount === undefined ||
+      // Checked only when both are amounts (their own rule names them otherwise).
+      ![body.refundAmount, body.amount].every((text) => AMOUNT_PATTERN.test(text)) ||
+      toCents(body.refundAmount) <= toCents(body.amount),
+    { path: ['refundAmount'], error: 'must be at most the amount' },
+  );
 
 /**
  * Rejection record fields a test may choose: batchId and withholdingTaxAmount are the

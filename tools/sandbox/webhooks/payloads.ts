@@ -22,6 +22,11 @@ export interface PaymentInput {
   dateTime: string;
   /** Fields chosen by the caller (PascalCase, as the payment's body names them). */
   chosen: Fields;
+  /**
+   * How much of the payment went straight back to the payer (a refund settled against it):
+   * RefundDetails then names it, with a RefundId of the sandbox's. Absent: nothing went back.
+   */
+  refundCents?: number;
 }
 
 /** The account every sandbox payment is paid into (the contract's sample payee renamed). */
@@ -49,12 +54,12 @@ function paymentOverrides(input: PaymentInput): Fields {
   };
 }
 
-/** No refund yet: the whole amount came in, nothing went back. */
-const noRefund = (input: PaymentInput): Fields => ({
+/** What came in and what went back: by default the whole amount in, nothing back. */
+const refundDetails = (input: PaymentInput): Fields => ({
   RefundDetails: {
     InboundAmount: fromCents(input.amountCents),
-    RefundAmount: '0.00',
-    RefundId: '',
+    RefundAmount: fromCents(input.refundCents ?? 0),
+    RefundId: input.refundCents === undefined ? '' : `RF${input.id}`,
   },
 });
 
@@ -64,7 +69,7 @@ function nppFields(input: PaymentInput): Fields {
     ...paymentOverrides(input),
     ReceiptNumber: input.id,
     ...input.chosen,
-    ...noRefund(input),
+    ...refundDetails(input),
   });
 }
 
@@ -72,7 +77,7 @@ function nppFields(input: PaymentInput): Fields {
 function payToFields(input: PaymentInput): Fields {
   return sample('PayToReceivePayment', {
     ...paymentOverrides(input),
-    ...noRefund(input),
+    ...refundDetails(input),
     MmsId: `MMS${input.id}`,
     NPPInstructionId: `PI${input.id}`,
     // The public reference sends PayTo receipt numbers as text.
