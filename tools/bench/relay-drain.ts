@@ -2,13 +2,17 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { Registry } from 'prom-client';
 import { loadConfig } from '../../src/cli/config.ts';
 import { startFeed } from '../../src/feed/app.ts';
 import { createLogger } from '../../src/lib/logger.ts';
+import type { CommandDescription } from '../../src/lib/command-line/command-description.ts';
+import { UsageError } from '../../src/lib/command-line/errors.ts';
+import { wholeNumber } from '../../src/lib/command-line/whole-number.ts';
 import { databaseUrl, withClient } from '../common/postgres.ts';
+import { runTool } from '../common/run-tool.ts';
 import { readCpuSeconds } from '../common/proc-stats.ts';
 import { startFeedSink } from './feed-sink.ts';
 import { DEFAULT_ADMIN_DATABASE_URL } from './options.ts';
@@ -30,19 +34,14 @@ const run = promisify(execFile);
 const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const log = (line: string) => console.error(line);
 
-const { values } = parseArgs({
-  options: {
-    events: { type: 'string', default: '5000' },
-    endpoints: { type: 'string', default: '1,4' },
-    rounds: { type: 'string', default: '1' },
-    'time-limit': { type: 'string', default: '300' },
-    'by-statement': { type: 'boolean', default: false },
-  },
-});
-const events = Number(values.events);
-const endpointCounts = values.endpoints.split(',').map(Number);
-const rounds = Number(values.rounds);
-const timeLimitMs = Number(values['time-limit']) * 1000;
+/** The run's settings, from the command line (runTool, at the end). */
+const settings = {
+  events: 5000,
+  endpointCounts: [1, 4],
+  rounds: 1,
+  timeLimitMs: 300_000,
+  byStatement: false,
+};
 const adminUrl = process.env.BENCH_DATABASE_URL ?? DEFAULT_ADMIN_DATABASE_URL;
 
 /**
@@ -91,9 +90,13 @@ async function prepare(endpoints: number, sinkUrl: string): Promise<{ name: stri
     cwd: PROJECT_DIR,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', DATABASE_URL: url, LOG_LEVEL: 'warn' },
   });
-  await run('psql', [url, '-q', '-v', `deliveries=${events}`, '-f', 'tools/bench/seed-2m.sql'], {
-    cwd: PROJECT_DIR,
-  });
+  await run(
+    'psql',
+    [url, '-q', '-v', `deliveries=${settings.events}`, '-f', 'tools/bench/seed-2m.sql'],
+    {
+      cwd: PROJECT_DIR,
+    },
+  );
   await withClient(url, async (client) => {
     for (let n = 1; n <= endpoints; n += 1) {
       await client.query(
@@ -117,7 +120,7 @@ async function drain(endpoints: number) {
     ...process.env,
     DATABASE_URL: database.url,
   });
-  const expected = events * endpoints;
+  const expected = settings.events * endpoints;
   const { rows: self } = await probe.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
   statements.clear();
   const cpuAtStart = process.cpuUsage();
@@ -137,7 +140,8 @@ async function drain(endpoints: number) {
         const { rows } = await probe.query<{ sent: number }>(PROBE);
         if ((rows[0]?.sent ?? 0) >= expected) break;
       }
-      if (performance.now() - startedAt > timeLimitMs) throw new Error('time limit passed');
+      if (performance.now() - startedAt > settings.timeLimitMs)
+        throw new Error('time limit passed');
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     const seconds = (performance.now() - startedAt) / 1000;
@@ -150,9 +154,9 @@ async function drain(endpoints: number) {
     return {
       result: {
         endpoints,
-        events,
+        events: settings.events,
         seconds: Number(seconds.toFixed(2)),
-        perEndpoint: Math.round(events / seconds),
+        perEndpoint: Math.round(settings.events / seconds),
         postsPerSecond: Math.round(posts / seconds),
         posts,
         statementsPerPost: Number((feedStatements / posts).toFixed(2)),
@@ -173,11 +177,59 @@ async function drain(endpoints: number) {
   }
 }
 
-for (let round = 1; round <= rounds; round += 1) {
-  for (const endpoints of endpointCounts) {
-    log(`round ${round}: ${events} events, ${endpoints} endpoint(s)`);
-    const { result, byStatement } = await drain(endpoints);
-    console.log(JSON.stringify(result));
-    if (values['by-statement']) byStatement.forEach((line) => console.log(`  ${line}`));
+async function drainAll(): Promise<void> {
+  for (let round = 1; round <= settings.rounds; round += 1) {
+    for (const endpoints of settings.endpointCounts) {
+      log(`round ${round}: ${settings.events} events, ${endpoints} endpoint(s)`);
+      const { result, byStatement } = await drain(endpoints);
+      console.log(JSON.stringify(result));
+      if (settings.byStatement) byStatement.forEach((line) => console.log(`  ${line}`));
+    }
   }
 }
+
+const HELP = `Usage: npm run bench:relay -- [options]
+
+How fast the feed's relays drain a backlog (docs/feed.md, "Relay throughput"): per run a fresh
+database with --events payments and their feed events, k endpoints POSTing to a sink that
+answers 204, the feed started as serve starts it (FEED_* settings from the environment), timed
+until every endpoint has every event. One JSON line per run on stdout, progress on stderr.
+
+Options:
+  --events <n>          payments (and feed events) seeded (default 5000)
+  --endpoints <list>    endpoint counts to run, comma-separated (default 1,4)
+  --rounds <n>          times to run the list (default 1)
+  --time-limit <s>      give up on a run after this long (default 300)
+  --by-statement        also the ten costliest statement kinds of each run
+  -h, --help            this text
+
+Environment: BENCH_DATABASE_URL (default ${DEFAULT_ADMIN_DATABASE_URL}).`;
+
+function endpointList(value: string, flag: string): number[] {
+  const counts = value.split(',').map((part) => wholeNumber(16)(part.trim(), flag));
+  if (counts.length === 0) throw new UsageError(`${flag} needs endpoint counts, e.g. 1,4`);
+  return counts;
+}
+
+const command: CommandDescription = {
+  name: 'bench:relay',
+  help: HELP,
+  options: [
+    { flags: '--events <n>', parse: wholeNumber(2_000_000) },
+    { flags: '--endpoints <list>', parse: endpointList },
+    { flags: '--rounds <n>', parse: wholeNumber(50) },
+    { flags: '--time-limit <s>', parse: wholeNumber(3600) },
+    { flags: '--by-statement' },
+  ],
+  run: async ({ options }) => {
+    if (options.events !== undefined) settings.events = options.events as number;
+    if (options.endpoints !== undefined) settings.endpointCounts = options.endpoints as number[];
+    if (options.rounds !== undefined) settings.rounds = options.rounds as number;
+    if (options.timeLimit !== undefined)
+      settings.timeLimitMs = (options.timeLimit as number) * 1000;
+    settings.byStatement = options.byStatement === true;
+    await drainAll();
+  },
+};
+
+await runTool(command, 'bench:relay failed');
