@@ -5,7 +5,7 @@ import type { SinkOutcome } from '../sinks/sink.ts';
 
 /**
  * An endpoint's delivery state (feed_endpoint_events; docs/feed.md, "Endpoints"): claiming its
- * due events, and recording each attempt's outcome together with its feed_attempts row.
+ * due events, and recording attempts' outcomes together with their feed_attempts rows.
  */
 
 /** A claimed event: its outbox row as the renderer reads it (bigints and instants as text). */
@@ -69,78 +69,84 @@ export async function claimEvents(
 
 /** One attempt as the log keeps it: when it began, how long it took, and what it came to. */
 export interface Attempt {
-  endpointId: string;
   event: ClaimedEvent;
-  instance: string;
   startedAt: Date;
   durationMs: number;
   outcome: SinkOutcome;
+  /** A failure's wait before the next attempt (ignored for a success). */
+  retryInMs: number;
 }
+
+/** Where an attempt left its event: sent, to retry, dead-lettered, or not this instance's any more. */
+export type Recorded = 'sent' | 'retry' | 'dead' | undefined;
 
 /** Longest error and excerpt kept (the sink bounds the excerpt already; this is the backstop). */
 const TEXT_LIMIT = 500;
 
-/** The feed_attempts row of `attempt`, as a SELECT list the outcome's statement inserts. */
-function attemptRow(attempt: Attempt) {
-  const { outcome, event } = attempt;
-  const error = outcome.ok ? null : outcome.error.slice(0, TEXT_LIMIT);
-  return sql`SELECT ${attempt.endpointId}::bigint, ${event.id}::bigint, ${event.position}::bigint,
-    ${event.attempts}::int, ${attempt.startedAt}::timestamptz, ${Math.round(attempt.durationMs)}::int,
-    ${outcome.ok ? 'sent' : 'failed'}, ${outcome.status ?? null}::int,
-    ${outcome.excerpt?.slice(0, TEXT_LIMIT) ?? null}::text, ${error}::text, ${attempt.instance}`;
-}
-
-const ATTEMPT_COLUMNS = sql`(endpoint_id, event_id, position, attempt, started_at, duration_ms,
-  outcome, status, response_excerpt, error, instance)`;
-
 /**
- * The sink took the event: sent, and the attempt logged, in one statement. Only the claimant of
- * this attempt may finish it (false when its lease ran out and another instance has it now);
- * the attempt is logged either way, since it happened.
+ * The outcomes of several attempts of one endpoint, each with its feed_attempts row, in one
+ * statement (one commit for all of them, however many finished while the last write ran). A
+ * success is sent; a failure is retried after its `retryInMs` (never later than the end of the
+ * event's age), or, once `maxAgeMs` has passed since its first attempt, dead-lettered. Only the
+ * claimant of an attempt may finish it (undefined for an attempt whose lease ran out and whose
+ * event another instance holds now); every attempt is logged either way, since it happened.
+ * Returns each attempt's result, in the order given.
  */
-export async function markSent(db: Db, attempt: Attempt): Promise<boolean> {
-  const { event } = attempt;
-  const result = await sql<{ done: number }>`
-    WITH done AS (
-      UPDATE feed_endpoint_events SET state = 'sent', sent_at = now(), claimed_by = NULL,
-        claimed_until = NULL, last_error = NULL
-      WHERE endpoint_id = ${attempt.endpointId} AND position = ${event.position}
-        AND claimed_by = ${attempt.instance} AND attempts = ${event.attempts} AND state = 'pending'
-      RETURNING 1
-    ),
-    logged AS (INSERT INTO feed_attempts ${ATTEMPT_COLUMNS} ${attemptRow(attempt)})
-    SELECT count(*)::int AS done FROM done
-  `.execute(db);
-  return result.rows[0]?.done === 1;
-}
-
-/**
- * The attempt failed: retry after `retryInMs` (never later than the end of the event's age),
- * or, once `maxAgeMs` has passed since its first attempt, dead-letter it; the attempt logged in
- * the same statement. Returns the outcome, or undefined when this instance no longer held the
- * claim.
- */
-export async function markFailed(
+export async function recordAttempts(
   db: Db,
-  attempt: Attempt & { retryInMs: number; maxAgeMs: number },
-): Promise<'retry' | 'dead' | undefined> {
-  const { event, outcome } = attempt;
-  const error = outcome.ok ? '' : outcome.error.slice(0, TEXT_LIMIT);
-  const ageEnds = sql`first_attempt_at + ${attempt.maxAgeMs} * interval '1 millisecond'`;
-  const result = await sql<{ state: 'pending' | 'dead' }>`
-    WITH done AS (
-      UPDATE feed_endpoint_events SET
-        state = CASE WHEN now() >= ${ageEnds} THEN 'dead' ELSE 'pending' END,
-        dead_at = CASE WHEN now() >= ${ageEnds} THEN now() END,
-        next_attempt_at = least(now() + ${attempt.retryInMs} * interval '1 millisecond', ${ageEnds}),
-        claimed_by = NULL, claimed_until = NULL, last_error = ${error}
-      WHERE endpoint_id = ${attempt.endpointId} AND position = ${event.position}
-        AND claimed_by = ${attempt.instance} AND attempts = ${event.attempts} AND state = 'pending'
-      RETURNING state
+  options: { endpointId: string; instance: string; maxAgeMs: number; attempts: readonly Attempt[] },
+): Promise<Recorded[]> {
+  const { attempts } = options;
+  const column = <T>(pick: (attempt: Attempt) => T) => attempts.map(pick);
+  const ageEnds = sql`e.first_attempt_at + ${options.maxAgeMs} * interval '1 millisecond'`;
+  const result = await sql<{
+    position: string;
+    attempts: number;
+    state: 'sent' | 'pending' | 'dead';
+  }>`
+    WITH outcome AS (
+      SELECT * FROM unnest(
+        ${column((a) => a.event.position)}::bigint[], ${column((a) => a.event.attempts)}::int[],
+        ${column((a) => a.event.id)}::bigint[], ${column((a) => a.outcome.ok)}::boolean[],
+        ${column((a) => Math.round(a.retryInMs))}::bigint[],
+        ${column((a) => a.startedAt.toISOString())}::timestamptz[],
+        ${column((a) => Math.round(a.durationMs))}::int[],
+        ${column((a) => a.outcome.status ?? null)}::int[],
+        ${column((a) => a.outcome.excerpt?.slice(0, TEXT_LIMIT) ?? null)}::text[],
+        ${column((a) => (a.outcome.ok ? null : a.outcome.error.slice(0, TEXT_LIMIT)))}::text[]
+      ) AS o(position, attempt, event_id, ok, retry_ms, started_at, duration_ms, status, excerpt,
+        error)
     ),
-    logged AS (INSERT INTO feed_attempts ${ATTEMPT_COLUMNS} ${attemptRow(attempt)})
-    SELECT state FROM done
+    done AS (
+      UPDATE feed_endpoint_events e SET
+        state = CASE WHEN o.ok THEN 'sent' WHEN now() >= ${ageEnds} THEN 'dead' ELSE 'pending' END,
+        sent_at = CASE WHEN o.ok THEN now() ELSE e.sent_at END,
+        dead_at = CASE WHEN o.ok THEN e.dead_at WHEN now() >= ${ageEnds} THEN now() END,
+        next_attempt_at = CASE WHEN o.ok THEN e.next_attempt_at
+          ELSE least(now() + o.retry_ms * interval '1 millisecond', ${ageEnds}) END,
+        claimed_by = NULL, claimed_until = NULL,
+        last_error = CASE WHEN o.ok THEN NULL ELSE coalesce(o.error, '') END
+      FROM outcome o
+      WHERE e.endpoint_id = ${options.endpointId} AND e.position = o.position
+        AND e.claimed_by = ${options.instance} AND e.attempts = o.attempt AND e.state = 'pending'
+      RETURNING e.position::text AS position, e.attempts, e.state
+    ),
+    logged AS (
+      INSERT INTO feed_attempts (endpoint_id, event_id, position, attempt, started_at,
+        duration_ms, outcome, status, response_excerpt, error, instance)
+      SELECT ${options.endpointId}::bigint, o.event_id, o.position, o.attempt, o.started_at,
+        o.duration_ms, CASE WHEN o.ok THEN 'sent' ELSE 'failed' END, o.status, o.excerpt, o.error,
+        ${options.instance}
+      FROM outcome o
+    )
+    SELECT position, attempts, state FROM done
   `.execute(db);
-  const state = result.rows[0]?.state;
-  return state === undefined ? undefined : state === 'dead' ? 'dead' : 'retry';
+  // By position and attempt: the same event twice in a batch (a lease that ran out, claimed
+  // again here) is finished only by its current attempt.
+  const key = (position: string, attempt: number) => `${position}/${attempt}`;
+  const states = new Map(result.rows.map((row) => [key(row.position, row.attempts), row.state]));
+  return attempts.map(({ event }) => {
+    const state = states.get(key(event.position, event.attempts));
+    return state === undefined ? undefined : state === 'pending' ? 'retry' : state;
+  });
 }

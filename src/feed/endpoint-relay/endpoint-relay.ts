@@ -4,9 +4,10 @@ import type { Logger } from '../../lib/logger.ts';
 import type { Counter, Histogram } from 'prom-client';
 import { signWebhook } from '../sinks/signer.ts';
 import type { Sink, SinkOutcome } from '../sinks/sink.ts';
-import { claimEvents, markFailed, markSent, type ClaimedEvent } from './claims.ts';
+import { claimEvents, recordAttempts, type Attempt, type ClaimedEvent } from './claims.ts';
 import { sameSink, type EndpointSettings } from './endpoint-settings.ts';
 import { fanOutAll } from './fan-out.ts';
+import { createGroupWriter } from './group-writer.ts';
 import { createTokenBucket, type TokenBucket } from './token-bucket.ts';
 
 /** The relay's series (src/feed/feed-metrics.ts registers them), per endpoint. */
@@ -95,30 +96,25 @@ export function startEndpointRelay(options: EndpointRelayOptions): EndpointRelay
       nudged = false;
     });
 
-  const record = async (event: ClaimedEvent, startedAt: Date, outcome: SinkOutcome) => {
-    const current = settings;
-    const attempt = {
-      endpointId: current.id,
-      event,
+  // Outcomes that finish while the last one is being written go in the next statement together.
+  const recorder = createGroupWriter((attempts: readonly Attempt[]) =>
+    recordAttempts(db, {
+      endpointId: settings.id,
       instance,
-      startedAt,
-      durationMs: now().getTime() - startedAt.getTime(),
-      outcome,
-    };
-    options.metrics?.attemptDuration.observe(labels(), attempt.durationMs / 1000);
-    if (outcome.ok) {
-      options.metrics?.attempts.inc({ ...labels(), result: 'sent' });
-      await markSent(db, attempt);
-      return;
-    }
-    options.metrics?.attempts.inc({ ...labels(), result: 'failed' });
-    const retryInMs = retryBackoffMs(
-      event.attempts - 1,
-      options.retryBaseMs,
-      options.retryMaxMs,
-      Math.random,
-    );
-    const result = await markFailed(db, { ...attempt, retryInMs, maxAgeMs: current.maxAgeMs });
+      maxAgeMs: settings.maxAgeMs,
+      attempts,
+    }),
+  );
+
+  const record = async (event: ClaimedEvent, startedAt: Date, outcome: SinkOutcome) => {
+    const durationMs = now().getTime() - startedAt.getTime();
+    options.metrics?.attemptDuration.observe(labels(), durationMs / 1000);
+    options.metrics?.attempts.inc({ ...labels(), result: outcome.ok ? 'sent' : 'failed' });
+    const retryInMs = outcome.ok
+      ? 0
+      : retryBackoffMs(event.attempts - 1, options.retryBaseMs, options.retryMaxMs, Math.random);
+    const result = await recorder.write({ event, startedAt, durationMs, outcome, retryInMs });
+    if (outcome.ok) return;
     const fields = { eventId: `evt_${event.id}`, attempt: event.attempts, error: outcome.error };
     if (result === 'dead') {
       options.metrics?.deadLettered.inc(labels());
@@ -166,7 +162,11 @@ export function startEndpointRelay(options: EndpointRelayOptions): EndpointRelay
       lastFanOutAt = Date.now();
       await fanOutAll(db, settings.id);
     }
-    const free = Math.min(settings.concurrency - inFlight.size, bucket?.available() ?? Infinity);
+    const slots = settings.concurrency - inFlight.size;
+    // Busy: wait until half the slots are free, so each claim (and its render) takes several
+    // events instead of one per finished attempt. Idle: claim at once, whatever is due.
+    if (inFlight.size > 0 && slots < Math.ceil(settings.concurrency / 2)) return;
+    const free = Math.min(slots, bucket?.available() ?? Infinity);
     if (free <= 0) return;
     const claimed = await claimEvents(db, {
       endpointId: settings.id,
