@@ -13,8 +13,8 @@ import {
   NoRespondersError,
   type NatsConnection,
 } from '@nats-io/transport-node';
-import { describeError } from '../../lib/describe-error.ts';
 import type { FeedMessage, Sink, SinkOutcome } from './sink.ts';
+import { boundedAttempts } from './bounded-attempts.ts';
 import { withinDeadline } from './within-deadline.ts';
 
 /**
@@ -66,8 +66,7 @@ interface Connection {
 export function createNatsSink(options: NatsSinkOptions): Sink {
   const subjectPrefix = options.subjectPrefix.replace(/\.+$/, '');
   let opening: Promise<Connection> | undefined;
-  let closing = false;
-  const inFlight = new Set<Promise<SinkOutcome>>();
+  const attempts = boundedAttempts('NATS');
 
   async function open(onClosed: () => void): Promise<Connection> {
     const nc = await connect({
@@ -164,23 +163,15 @@ export function createNatsSink(options: NatsSinkOptions): Sink {
   }
 
   function send(message: FeedMessage, timeoutMs: number): Promise<SinkOutcome> {
-    if (closing) return Promise.resolve({ ok: false, error: 'NATS sink closed' });
-    const outcome = withinDeadline<SinkOutcome>(publish(message, timeoutMs), timeoutMs, () => ({
-      ok: false,
-      error: `NATS: no publish acknowledgement within ${timeoutMs} ms`,
-    })).catch((error: unknown): SinkOutcome => ({
-      ok: false,
-      error: `NATS: ${describeError(error)}`,
-    }));
-    inFlight.add(outcome);
-    const settled = () => inFlight.delete(outcome);
-    outcome.then(settled, settled);
-    return outcome;
+    return attempts.run(
+      () => publish(message, timeoutMs),
+      timeoutMs,
+      `no publish acknowledgement within ${timeoutMs} ms`,
+    );
   }
 
   async function close(): Promise<void> {
-    closing = true;
-    await Promise.allSettled(inFlight);
+    await attempts.close();
     const pending = opening;
     opening = undefined;
     const conn = await pending?.catch(() => undefined);

@@ -6,6 +6,7 @@ import {
 } from 'amqplib';
 import { describeError } from '../../lib/describe-error.ts';
 import type { FeedMessage, Sink, SinkOutcome } from './sink.ts';
+import { boundedAttempts } from './bounded-attempts.ts';
 import { withinDeadline } from './within-deadline.ts';
 
 /**
@@ -45,8 +46,7 @@ interface Link {
 
 export function createRabbitMqSink(options: RabbitMqSinkOptions): Sink {
   let opening: Promise<Link> | undefined;
-  let closing = false;
-  const inFlight = new Set<Promise<SinkOutcome>>();
+  const attempts = boundedAttempts('RabbitMQ');
 
   async function open(onLost: () => void): Promise<Link> {
     const model = await connect(options.url, {
@@ -141,23 +141,15 @@ export function createRabbitMqSink(options: RabbitMqSinkOptions): Sink {
   }
 
   function send(message: FeedMessage, timeoutMs: number): Promise<SinkOutcome> {
-    if (closing) return Promise.resolve({ ok: false, error: 'RabbitMQ sink closed' });
-    const outcome = withinDeadline<SinkOutcome>(publish(message), timeoutMs, () => ({
-      ok: false,
-      error: `RabbitMQ: no publisher confirm within ${timeoutMs} ms`,
-    })).catch((error: unknown): SinkOutcome => ({
-      ok: false,
-      error: `RabbitMQ: ${describeError(error)}`,
-    }));
-    inFlight.add(outcome);
-    const settled = () => inFlight.delete(outcome);
-    outcome.then(settled, settled);
-    return outcome;
+    return attempts.run(
+      () => publish(message),
+      timeoutMs,
+      `no publisher confirm within ${timeoutMs} ms`,
+    );
   }
 
   async function close(): Promise<void> {
-    closing = true;
-    await Promise.allSettled(inFlight);
+    await attempts.close();
     const pending = opening;
     opening = undefined;
     const current = await pending?.catch(() => undefined);
